@@ -1,0 +1,20 @@
+"""The ReFind agent: search rounds with notes (stage 1), then a cited answer from the notes (stage 2)."""
+
+from .events import (
+    AgentCancelled,
+    AgentResult,
+    AnswerEvent,
+    AnswerTokenEvent,
+    Event,
+    FinishEvent,
+    Note,
+    NoteEvent,
+    RetryEvent,
+    SearchEvent,
+)
+from .loop import MODES, Agent, AgentConfig, SearchAction
+
+__all__ = [
+    "MODES", "Agent", "AgentCancelled", "AgentConfig", "AgentResult", "AnswerEvent", "AnswerTokenEvent",
+    "Event", "FinishEvent", "Note", "NoteEvent", "RetryEvent", "SearchAction", "SearchEvent",
+]

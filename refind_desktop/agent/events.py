@@ -1,0 +1,177 @@
+"""Trajectory events of one agent run (search, note, retry, finish, answer) and the run's result."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import ClassVar
+
+from ..errors import RefindError
+from ..llm.base import Usage
+from ..types import Block
+
+
+class AgentCancelled(RefindError):
+    """The caller set the cancel event; the run stopped between two steps."""
+
+    title = "cancelled"
+    exit_code = 130
+
+
+def _day(d: date | None) -> str | None:
+    return d.isoformat() if d else None
+
+
+@dataclass
+class SearchEvent:
+    """One `search_chatrecord` action and what the engine returned (hits are (rank, session_id, turn))."""
+
+    type: ClassVar[str] = "search"
+    step: int
+    keywords: list[str]
+    date_from: date | None
+    date_to: date | None
+    top_k: int
+    hits: list[tuple[int, str, int]]
+    seconds: float = 0.0
+    blocks: list[Block] = field(default_factory=list, repr=False)
+
+    def to_json(self) -> dict:
+        """Plain dict (the blocks themselves are left out; notes carry the saved text)."""
+        return {"type": self.type, "step": self.step, "action": "search_chatrecord",
+                "keywords": list(self.keywords), "date_from": _day(self.date_from),
+                "date_to": _day(self.date_to), "top_k": self.top_k,
+                "hits": [{"rank": r, "session_id": s, "turn": t} for r, s, t in self.hits],
+                "seconds": round(self.seconds, 4)}
+
+
+@dataclass
+class NoteEvent:
+    """One `take_note` action: result numbers of the last search saved as complete blocks."""
+
+    type: ClassVar[str] = "note"
+    step: int
+    indices: list[int]
+    saved: list[tuple[str, int]]
+    """(session_id, hit turn) of each saved block."""
+    how: str = "judged"
+    """"judged" (per-result decisions), "chosen" (one list from the model) or "all" (one-search)."""
+
+    def to_json(self) -> dict:
+        """Plain dict."""
+        return {"type": self.type, "step": self.step, "action": "take_note", "indices": list(self.indices),
+                "saved": [{"session_id": s, "turn": t} for s, t in self.saved], "how": self.how}
+
+
+@dataclass
+class RetryEvent:
+    """A controller output that was invalid or impossible; it was asked for again (or given up)."""
+
+    type: ClassVar[str] = "retry"
+    step: int
+    stage: str
+    reason: str
+    raw: str
+    attempt: int
+    gave_up: bool = False
+
+    def to_json(self) -> dict:
+        """Plain dict (raw output cut to 500 characters)."""
+        return {"type": self.type, "step": self.step, "stage": self.stage, "reason": self.reason,
+                "raw": self.raw[:500], "attempt": self.attempt, "gave_up": self.gave_up}
+
+
+@dataclass
+class FinishEvent:
+    """`finish_search`: why stage 1 ended and how much it collected."""
+
+    type: ClassVar[str] = "finish"
+    step: int
+    reason: str
+    """"model", "max_searches", "retries", "one-search" or "no_results"."""
+    searches: int
+    notes: int
+
+    def to_json(self) -> dict:
+        """Plain dict."""
+        return {"type": self.type, "step": self.step, "action": "finish_search", "reason": self.reason,
+                "searches": self.searches, "notes": self.notes}
+
+
+@dataclass
+class AnswerTokenEvent:
+    """A piece of the answer as it streams."""
+
+    type: ClassVar[str] = "answer_token"
+    text: str
+
+
+@dataclass
+class AnswerEvent:
+    """The complete answer with its validated citations."""
+
+    type: ClassVar[str] = "answer"
+    answer: str
+    citations: list[tuple[str, int]]
+    abstained: bool = False
+
+
+Event = SearchEvent | NoteEvent | RetryEvent | FinishEvent | AnswerTokenEvent | AnswerEvent
+TRAJECTORY_TYPES = (SearchEvent, NoteEvent, RetryEvent, FinishEvent)
+
+
+@dataclass
+class Note:
+    """A saved search result: the complete block, with the search step that found it."""
+
+    block: Block
+    step: int
+
+
+@dataclass
+class AgentResult:
+    """What `Agent.run` returns: the answer, its citations, the trajectory, notes, usage and timings."""
+
+    question: str
+    mode: str
+    now: datetime
+    answer: str
+    citations: list[tuple[str, int]]
+    trajectory: list[Event]
+    notes: list[Note]
+    usage: Usage
+    stage_usage: dict[str, Usage]
+    timings: dict[str, float]
+    abstained: bool = False
+
+    @property
+    def searches(self) -> list[SearchEvent]:
+        """The search events, in order."""
+        return [e for e in self.trajectory if isinstance(e, SearchEvent)]
+
+    @property
+    def noted_sessions(self) -> list[str]:
+        """Session ids of the notes, first-noted first, each once."""
+        return list(dict.fromkeys(n.block.session_id for n in self.notes))
+
+    def to_json(self) -> dict:
+        """The stable JSON shape: answer, citations, trajectory, usage (plus question, mode, notes)."""
+        usage = self.usage.to_json()
+        usage["llm_calls"] = self.usage.calls
+        usage["searches"] = len(self.searches)
+        usage.update({k: round(v, 3) for k, v in self.timings.items()})
+        usage["stages"] = {k: u.to_json() for k, u in self.stage_usage.items()}
+        return {
+            "question": self.question,
+            "mode": self.mode,
+            "now": self.now.isoformat(),
+            "answer": self.answer,
+            "abstained": self.abstained,
+            "citations": [{"session_id": s, "turn": t} for s, t in self.citations],
+            "trajectory": [e.to_json() for e in self.trajectory if isinstance(e, TRAJECTORY_TYPES)],
+            "notes": [{"session_id": n.block.session_id,
+                       "session_date": n.block.session_date.isoformat() if n.block.session_date else None,
+                       "hit_turn": n.block.turn, "turns": [t.turn for t in n.block.turns], "step": n.step}
+                      for n in self.notes],
+            "usage": usage,
+        }

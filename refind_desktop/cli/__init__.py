@@ -1,0 +1,57 @@
+"""Command-line front end: argument parsing, error translation and the `refind` entry point."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from .. import __version__
+from ..errors import RefindError
+
+COMMAND_MODULES = ("core", "ask", "models", "evalcmd", "bench", "watch", "tui", "demo")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full `refind` argument parser; each command module adds its subcommands."""
+    parser = argparse.ArgumentParser(
+        prog="refind",
+        description="Search and ask questions over your own chat history, fully offline.",
+    )
+    parser.add_argument("--version", action="version", version=f"refind-desktop {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"{__name__}.{name}":
+                continue
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one command; RefindErrors go to stderr with a non-zero exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        default = getattr(parser, "_refind_default", None)
+        if default is None:
+            parser.print_help()
+            return 0
+        args = parser.parse_args(default)
+    try:
+        return int(args.func(args) or 0)
+    except RefindError as exc:
+        print(f"refind: {exc.title}: {exc.message}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("refind: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,59 @@
+"""Helpers shared by CLI commands: services, dates, JSON output and progress display."""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import date
+from typing import Any
+
+from ..config import load_settings
+from ..errors import ConfigError
+from ..services import Services, build_services
+
+
+def services(**overrides: object) -> Services:
+    """Services from the layered settings with CLI overrides."""
+    return build_services(load_settings().replace(**overrides))
+
+
+def parse_day(value: str | None) -> date | None:
+    """YYYY-MM-DD → date (None passes through)."""
+    if not value:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError as exc:
+        raise ConfigError(f"dates are written YYYY-MM-DD, got {value!r}") from exc
+
+
+def print_json(data: Any) -> None:
+    """Stable, UTF-8 JSON on stdout."""
+    json.dump(data, sys.stdout, ensure_ascii=False, indent=2, default=str)
+    sys.stdout.write("\n")
+
+
+class Progress:
+    """A progress bar on stderr when it is a terminal; silent otherwise."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self._bar = None
+        if sys.stderr.isatty():
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress as RichProgress, TextColumn
+
+            self._bar = RichProgress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                     TextColumn("{task.fields[note]}"), transient=True,
+                                     console=None)
+            self._task = self._bar.add_task(label, total=None, note="")
+            self._bar.start()
+
+    def update(self, done: int, total: int | None, note: str = "") -> None:
+        """Move the bar."""
+        if self._bar is not None:
+            self._bar.update(self._task, completed=done, total=total, note=note[-60:])
+
+    def close(self) -> None:
+        """Remove the bar."""
+        if self._bar is not None:
+            self._bar.stop()

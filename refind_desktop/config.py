@@ -1,0 +1,102 @@
+"""Layered settings: defaults <- config.toml <- REFIND_* environment <- command-line flags."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+from . import locations
+from .errors import ConfigError
+
+
+@dataclass(frozen=True)
+class Settings:
+    """User settings; each attribute's comment is its documentation."""
+
+    chat_folder: str = ""
+    """Folder of chat exports that the app and `refind watch` ingest."""
+    timezone: str = "local"
+    """Zone for exports whose times carry no zone (WhatsApp, Telegram): "local", "UTC" or IANA name."""
+    backend: str = "llama"
+    """Model back end for `refind ask`: "llama" (local GGUF) or "openai" (OpenAI-compatible server)."""
+    model: str = ""
+    """Catalog name or GGUF path for the llama back end; empty = the embedded default model."""
+    n_ctx: int = 8192
+    """Context size of the local model."""
+    n_threads: int = 0
+    """CPU threads for the local model (0 = all cores)."""
+    n_gpu_layers: int = 0
+    """Layers offloaded to a GPU by llama.cpp (0 = CPU only)."""
+    openai_base_url: str = ""
+    """Base URL of an OpenAI-compatible server (empty = api.openai.com)."""
+    openai_api_key: str = ""
+    """API key for the openai back end (or set OPENAI_API_KEY)."""
+    openai_model: str = "gpt-4o-mini"
+    """Model name sent to the OpenAI-compatible server."""
+    mode: str = "refind"
+    """Default answering mode: refind, generic, one-search, rawrag, hybrid."""
+    top_k: int = 5
+    """Results per search."""
+    context_window: int = 2
+    """Turns of context before and after each hit."""
+    max_searches: int = 4
+    """Search rounds per question in ReFind mode."""
+
+    def replace(self, **changes: object) -> Settings:
+        """A copy with some fields changed (None values are ignored)."""
+        return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+
+def _coerce(name: str, value: object, kind: type) -> object:
+    try:
+        if kind is int:
+            return int(value)  # type: ignore[arg-type]
+        return str(value)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"setting {name!r} must be {kind.__name__}, got {value!r}") from exc
+
+
+def load_settings(path: Path | None = None) -> Settings:
+    """Read defaults, then config.toml, then REFIND_<NAME> environment variables."""
+    path = path or locations.config_file()
+    values: dict[str, object] = {}
+    known = {f.name: (int if f.type in ("int", int) else str) for f in fields(Settings)}
+    if path.exists():
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{path} is not valid TOML ({exc}); fix or delete it") from exc
+        for key, value in data.items():
+            if key not in known:
+                raise ConfigError(f"{path}: unknown setting {key!r}; known: {', '.join(sorted(known))}")
+            values[key] = _coerce(key, value, known[key])
+    for name, kind in known.items():
+        env = os.environ.get("REFIND_" + name.upper())
+        if env is not None:
+            values[name] = _coerce(name, env, kind)
+    return Settings(**values)  # type: ignore[arg-type]
+
+
+def save_settings(settings: Settings, path: Path | None = None) -> Path:
+    """Write non-default settings to config.toml, readable by the user only (it may hold a key)."""
+    path = path or locations.config_file()
+    default = Settings()
+    lines = []
+    for f in fields(Settings):
+        value = getattr(settings, f.name)
+        if value == getattr(default, f.name):
+            continue
+        if isinstance(value, int):
+            lines.append(f"{f.name} = {value}")
+        else:
+            escaped = str(value).replace("\\", "\\\\").replace('"', '\\"')
+            lines.append(f'{f.name} = "{escaped}"')
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(lines) + ("\n" if lines else ""))
+    os.chmod(path, 0o600)
+    return path

@@ -1,0 +1,218 @@
+"""SQLite bookkeeping beside the index: ingested files, sessions (with turn fingerprints), skips."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ..types import SessionInfo
+
+MIGRATIONS: list[tuple[str, str]] = [
+    ("001_initial", """
+        CREATE TABLE files(path TEXT PRIMARY KEY, format TEXT, size INTEGER, mtime_ns INTEGER,
+                           digest TEXT, ingested_at REAL);
+        CREATE TABLE sessions(sid TEXT PRIMARY KEY, ord INTEGER UNIQUE NOT NULL, source TEXT NOT NULL,
+                              format TEXT, title TEXT, started_at REAL, participants TEXT,
+                              n_turns INTEGER NOT NULL, hashes TEXT NOT NULL);
+        CREATE INDEX sessions_source ON sessions(source);
+        CREATE TABLE skipped(path TEXT PRIMARY KEY, reason TEXT NOT NULL, at REAL);
+        CREATE TABLE counters(name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+    """),
+]
+
+
+@dataclass(frozen=True, slots=True)
+class FileRecord:
+    """What was last ingested from one source path."""
+
+    path: str
+    format: str
+    size: int
+    mtime_ns: int
+    digest: str
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRecord:
+    """Catalog row of a session, with the fingerprints of its turns."""
+
+    sid: str
+    ord: int
+    source: str
+    format: str
+    title: str
+    started_at: datetime | None
+    n_turns: int
+    hashes: tuple[str, ...]
+
+
+def _ts(value: float | None) -> datetime | None:
+    return datetime.fromtimestamp(value, tz=timezone.utc) if value is not None else None
+
+
+class Catalog:
+    """Files, sessions and skipped files. Changes become durable at `commit()`."""
+
+    def __init__(self, path: Path) -> None:
+        new = not path.exists()
+        self.path = path
+        self.db = sqlite3.connect(str(path), timeout=30, isolation_level="DEFERRED",
+                                  check_same_thread=False)
+        if new:
+            os.chmod(path, 0o600)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self._migrate()
+
+    def _migrate(self) -> None:
+        self.db.execute("CREATE TABLE IF NOT EXISTS migrations(name TEXT PRIMARY KEY, at REAL)")
+        done = {r[0] for r in self.db.execute("SELECT name FROM migrations")}
+        for name, sql in MIGRATIONS:
+            if name not in done:
+                self.db.executescript("BEGIN;" + sql + ";COMMIT;")
+                self.db.execute("INSERT INTO migrations VALUES (?, ?)", (name, time.time()))
+                self.db.commit()
+
+    def commit(self) -> None:
+        """Make pending changes durable."""
+        self.db.commit()
+
+    def rollback(self) -> None:
+        """Drop pending changes."""
+        self.db.rollback()
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.db.close()
+
+    # -- files ---------------------------------------------------------------
+    def get_file(self, path: str) -> FileRecord | None:
+        """The record of a source path, if it was ingested."""
+        row = self.db.execute("SELECT path, format, size, mtime_ns, digest FROM files WHERE path=?",
+                              (path,)).fetchone()
+        return FileRecord(*row) if row else None
+
+    def put_file(self, rec: FileRecord) -> None:
+        """Insert or replace a file record; clears any earlier skip of that path."""
+        self.db.execute("INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?)",
+                        (rec.path, rec.format, rec.size, rec.mtime_ns, rec.digest, time.time()))
+        self.db.execute("DELETE FROM skipped WHERE path=?", (rec.path,))
+
+    def delete_file(self, path: str) -> None:
+        """Forget a file record."""
+        self.db.execute("DELETE FROM files WHERE path=?", (path,))
+
+    def files(self) -> list[FileRecord]:
+        """All ingested source paths."""
+        rows = self.db.execute("SELECT path, format, size, mtime_ns, digest FROM files ORDER BY path")
+        return [FileRecord(*r) for r in rows]
+
+    # -- skipped -------------------------------------------------------------
+    def put_skipped(self, path: str, reason: str) -> None:
+        """Remember why a path was skipped (shown by `refind stats`)."""
+        self.db.execute("INSERT OR REPLACE INTO skipped VALUES (?,?,?)", (path, reason, time.time()))
+
+    def clear_skipped(self, path: str) -> None:
+        """Forget a skip (the path ingested fine, or it is gone)."""
+        self.db.execute("DELETE FROM skipped WHERE path=?", (path,))
+
+    def skipped(self) -> list[tuple[str, str]]:
+        """(path, reason) of every skipped path."""
+        return list(self.db.execute("SELECT path, reason FROM skipped ORDER BY path"))
+
+    # -- sessions ------------------------------------------------------------
+    def next_ord(self) -> int:
+        """A session ordinal never used before (ordinals are not reused after deletes)."""
+        row = self.db.execute("SELECT value FROM counters WHERE name='sord'").fetchone()
+        value = (row[0] if row else 0) + 1
+        self.db.execute("INSERT OR REPLACE INTO counters VALUES ('sord', ?)", (value,))
+        return value
+
+    def get_session(self, sid: str) -> SessionRecord | None:
+        """A session's catalog row."""
+        row = self.db.execute(
+            "SELECT sid, ord, source, format, title, started_at, n_turns, hashes FROM sessions "
+            "WHERE sid=?", (sid,)).fetchone()
+        return self._session(row) if row else None
+
+    def get_session_by_ord(self, ord_: int) -> SessionRecord | None:
+        """A session's catalog row by ordinal."""
+        row = self.db.execute(
+            "SELECT sid, ord, source, format, title, started_at, n_turns, hashes FROM sessions "
+            "WHERE ord=?", (ord_,)).fetchone()
+        return self._session(row) if row else None
+
+    @staticmethod
+    def _session(row: tuple) -> SessionRecord:
+        hashes = tuple(row[7].split(",")) if row[7] else ()
+        return SessionRecord(row[0], row[1], row[2], row[3] or "", row[4] or "", _ts(row[5]),
+                             row[6], hashes)
+
+    def put_session(self, rec: SessionRecord, participants: list[str] | None = None) -> None:
+        """Insert or replace a session row."""
+        started = rec.started_at.timestamp() if rec.started_at else None
+        self.db.execute(
+            "INSERT OR REPLACE INTO sessions VALUES (?,?,?,?,?,?,?,?,?)",
+            (rec.sid, rec.ord, rec.source, rec.format, rec.title, started,
+             json.dumps(participants or []), rec.n_turns, ",".join(rec.hashes)))
+
+    def delete_session(self, sid: str) -> None:
+        """Remove a session row."""
+        self.db.execute("DELETE FROM sessions WHERE sid=?", (sid,))
+
+    def sessions_of_source(self, source: str) -> list[SessionRecord]:
+        """Sessions owned by one source path."""
+        rows = self.db.execute(
+            "SELECT sid, ord, source, format, title, started_at, n_turns, hashes FROM sessions "
+            "WHERE source=?", (source,))
+        return [self._session(r) for r in rows]
+
+    def session_infos(self, limit: int | None = None) -> Iterator[SessionInfo]:
+        """Sessions newest first (unknown dates last)."""
+        sql = ("SELECT sid, title, source, format, started_at, n_turns FROM sessions "
+               "ORDER BY started_at IS NULL, started_at DESC, sid")
+        if limit:
+            sql += f" LIMIT {int(limit)}"
+        for r in self.db.execute(sql):
+            yield SessionInfo(r[0], r[1] or "", r[2], r[3] or "", _ts(r[4]), r[5])
+
+    def ords_to_sessions(self, ords: list[int]) -> dict[int, SessionRecord]:
+        """Catalog rows of several ordinals at once."""
+        out: dict[int, SessionRecord] = {}
+        for i in range(0, len(ords), 500):
+            chunk = ords[i:i + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = self.db.execute(
+                "SELECT sid, ord, source, format, title, started_at, n_turns, hashes FROM sessions "
+                f"WHERE ord IN ({marks})", chunk)
+            for r in rows:
+                out[r[1]] = self._session(r)
+        return out
+
+    def sid_to_ords(self, sids: list[str]) -> list[int]:
+        """Ordinals of the given session ids (unknown ids are ignored)."""
+        out: list[int] = []
+        for i in range(0, len(sids), 500):
+            chunk = sids[i:i + 500]
+            marks = ",".join("?" * len(chunk))
+            out += [r[0] for r in self.db.execute(f"SELECT ord FROM sessions WHERE sid IN ({marks})", chunk)]
+        return out
+
+    def totals(self) -> dict:
+        """Counts for `refind stats`: sources, sessions, turns and per-format figures."""
+        sources = self.db.execute("SELECT COUNT(*) FROM files").fetchone()[0]
+        sessions, turns = self.db.execute("SELECT COUNT(*), COALESCE(SUM(n_turns),0) FROM sessions").fetchone()
+        formats: dict[str, dict[str, int]] = {}
+        for fmt, n in self.db.execute("SELECT format, COUNT(*) FROM files GROUP BY format"):
+            formats.setdefault(fmt, {"files": 0, "sessions": 0, "turns": 0})["files"] = n
+        for fmt, s, t in self.db.execute(
+                "SELECT format, COUNT(*), COALESCE(SUM(n_turns),0) FROM sessions GROUP BY format"):
+            entry = formats.setdefault(fmt, {"files": 0, "sessions": 0, "turns": 0})
+            entry["sessions"], entry["turns"] = s, t
+        return {"sources": sources, "sessions": sessions, "turns": turns, "formats": formats}

@@ -1,0 +1,34 @@
+"""The tantivy schema of the turn index, its analyzer and its version."""
+
+from __future__ import annotations
+
+import tantivy
+
+SCHEMA_VERSION = 1
+ANALYZER = "refind_en"
+
+
+def build_schema() -> tantivy.Schema:
+    """One document per turn; session ordinal and turn index are fast fields for aggregation."""
+    sb = tantivy.SchemaBuilder()
+    sb.add_text_field("key", stored=False, tokenizer_name="raw")
+    sb.add_text_field("session", stored=True, tokenizer_name="raw")
+    sb.add_text_field("source", stored=False, tokenizer_name="raw")
+    sb.add_unsigned_field("sord", stored=True, indexed=True, fast=True)
+    sb.add_unsigned_field("turn", stored=True, indexed=True, fast=True)
+    sb.add_text_field("text", stored=True, tokenizer_name=ANALYZER)
+    sb.add_text_field("speaker", stored=True, tokenizer_name="raw")
+    sb.add_date_field("ts", stored=True, indexed=True, fast=True)
+    return sb.build()
+
+
+def analyzer() -> tantivy.TextAnalyzer:
+    """Lowercase, split on non-alphanumerics, English stop-words, Snowball English stemming."""
+    return (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+        .filter(tantivy.Filter.remove_long(40))
+        .filter(tantivy.Filter.lowercase())
+        .filter(tantivy.Filter.stopword("english"))
+        .filter(tantivy.Filter.stemmer("english"))
+        .build()
+    )

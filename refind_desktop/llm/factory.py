@@ -1,0 +1,37 @@
+"""`make_backend`: the one place that turns settings into a language-model back end.
+
+Called by `build_services`, `refind ask` and the TUI; the scripted test double is built by its tests.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..config import Settings
+from ..errors import ConfigError
+from .base import LLMBackend
+from .catalog import Progress, resolve_model
+
+BACKENDS = ("llama", "openai")
+
+
+def make_backend(settings: Settings, backend: str | None = None, model: str | None = None,
+                 progress: Progress | None = None) -> LLMBackend:
+    """The back end named by `backend` (default: settings.backend). For "llama", `model` (default:
+    settings.model) is a catalog name or GGUF path, empty for the embedded model, which is assembled
+    on first use with `progress(done_bytes, total_bytes)`. For "openai", `model` overrides
+    settings.openai_model."""
+    kind = (backend or settings.backend or "llama").strip().lower()
+    if kind == "llama":
+        from .llama import LlamaBackend
+
+        path = resolve_model(model if model is not None else settings.model, progress)
+        return LlamaBackend(path, n_ctx=settings.n_ctx, n_threads=settings.n_threads or os.cpu_count() or 1,
+                            n_gpu_layers=settings.n_gpu_layers)
+    if kind == "openai":
+        from .openai_backend import OpenAIBackend
+
+        return OpenAIBackend(model=model or settings.openai_model, base_url=settings.openai_base_url,
+                             api_key=settings.openai_api_key)
+    raise ConfigError(f"unknown back end {kind!r}; choose one of {', '.join(BACKENDS)} "
+                      "(`refind config` or REFIND_BACKEND)")

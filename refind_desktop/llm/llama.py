@@ -1,0 +1,171 @@
+"""Local GGUF back end on llama-cpp-python: grammar-constrained JSON, KV-cache prefix reuse, streaming.
+
+Built by `llm.factory.make_backend`; the agent loop and `refind ask` call `complete`/`stream`.
+This and `openai_backend` are the only modules that import their engine, lazily.
+
+Prefix reuse: one `Llama` object keeps the tokens of its KV cache in `input_ids[:n_tokens]`.
+`Llama.generate` keeps the longest common prefix between those tokens and the new prompt, and when
+the whole prompt is cached it still replays the last prompt token to refresh the logits; only the
+rest is evaluated. `Usage.reprocessed_prompt_tokens` reports exactly that number, so a loop that
+only appends messages pays for the new tail alone (tests check it against llama.cpp's own
+prompt-eval counter).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ..errors import BackendError, MissingDependencyError, NotFoundError
+from .base import ChatMessage, Completion, Usage
+from .schema import parse_json_output
+
+
+def import_llama_cpp() -> Any:
+    """The llama_cpp module, or MissingDependencyError naming the extra."""
+    try:
+        import llama_cpp  # deferred: loading the native library costs ~0.2 s and is optional
+    except ImportError as exc:
+        raise MissingDependencyError(
+            'the local model back end needs llama-cpp-python: pip install "refind-desktop[local]" '
+            "(or choose the openai back end: `refind config` / REFIND_BACKEND=openai)") from exc
+    return llama_cpp
+
+
+def reused_prefix(cached: list[int], prompt: list[int]) -> int:
+    """Prompt tokens llama-cpp-python keeps from the KV cache: the longest common prefix, less one
+    when the whole prompt is cached (it replays the last token to get fresh logits)."""
+    n = 0
+    for a, b in zip(cached, prompt, strict=False):
+        if a != b:
+            break
+        n += 1
+    return n - 1 if n and n == len(prompt) else n
+
+
+class LlamaBackend:
+    """A chat model running in-process from a GGUF file (loaded once, on first use)."""
+
+    name = "llama"
+    supports_schema = True
+    can_stream = True
+
+    def __init__(self, model_path: str | os.PathLike[str], n_ctx: int = 8192, n_threads: int = 0,
+                 n_gpu_layers: int = 0, prefix_reuse: bool = True) -> None:
+        self._llama_cpp = import_llama_cpp()
+        self.model_path = Path(model_path)
+        if not self.model_path.is_file():
+            raise NotFoundError(f"model file {self.model_path} does not exist; "
+                                "run `refind models list` and `refind models use NAME`")
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads or os.cpu_count() or 1
+        self.n_gpu_layers = n_gpu_layers
+        self.prefix_reuse = prefix_reuse
+        self._lock = threading.Lock()
+        self._llm: Any = None
+
+    def __repr__(self) -> str:
+        return f"LlamaBackend({self.model_path.name!r}, n_ctx={self.n_ctx}, n_threads={self.n_threads})"
+
+    # -- model ---------------------------------------------------------------------------------------
+
+    def load(self) -> Any:
+        """Load the model now (else the first call does); returns the llama_cpp.Llama object."""
+        with self._lock:
+            return self._model()
+
+    def _model(self) -> Any:
+        if self._llm is None:
+            try:
+                self._llm = self._llama_cpp.Llama(
+                    model_path=str(self.model_path), n_ctx=self.n_ctx, n_threads=self.n_threads,
+                    n_gpu_layers=self.n_gpu_layers, verbose=False)
+            except (ValueError, RuntimeError, OSError) as exc:
+                raise BackendError(f"could not load {self.model_path.name} ({exc}); check the file is a "
+                                   "GGUF this llama.cpp supports (pull it again), or lower n_ctx") from exc
+        return self._llm
+
+    @contextlib.contextmanager
+    def _call(self, messages: list[ChatMessage]) -> Iterator[tuple[Any, dict]]:
+        """Hold the lock, prepare the cache and record this call's prompt tokens in `state`."""
+        with self._lock:
+            llm = self._model()
+            if not self.prefix_reuse:
+                llm.reset()
+            state: dict = {"cached": llm.input_ids[: llm.n_tokens].tolist(), "prompt": None,
+                           "start": time.perf_counter()}
+            original = llm.tokenize
+
+            def recording_tokenize(text: bytes, add_bos: bool = True, special: bool = False) -> list[int]:
+                tokens = original(text, add_bos, special)
+                if state["prompt"] is None:  # the chat handler tokenizes the formatted prompt first
+                    state["prompt"] = list(tokens)
+                return tokens
+
+            llm.tokenize = recording_tokenize
+            try:
+                yield llm, state
+            except ValueError as exc:  # llama-cpp-python's "Requested tokens exceed context window"
+                raise BackendError(f"{exc}; raise n_ctx (`refind config`) or send less text") from exc
+            except RuntimeError as exc:
+                raise BackendError(f"llama.cpp failed during generation ({exc})") from exc
+            finally:
+                del llm.tokenize
+
+    @staticmethod
+    def _usage(state: dict, prompt_tokens: int, completion_tokens: int) -> Usage:
+        prompt = state["prompt"] or []
+        reprocessed = len(prompt) - reused_prefix(state["cached"], prompt) if prompt else prompt_tokens
+        return Usage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+                     reprocessed_prompt_tokens=reprocessed, calls=1,
+                     seconds=time.perf_counter() - state["start"])
+
+    # -- LLMBackend ----------------------------------------------------------------------------------
+
+    def complete(self, messages: list[ChatMessage], *, schema: dict | None = None,
+                 max_tokens: int = 512, temperature: float = 0.0) -> Completion:
+        """One chat call; with `schema` the output is grammar-constrained JSON parsed into `data`."""
+        extra: dict = {}
+        if schema is not None:
+            extra["response_format"] = {"type": "json_object", "schema": schema}
+        with self._call(messages) as (llm, state):
+            response = llm.create_chat_completion(
+                messages=[{"role": m.role, "content": m.content} for m in messages],
+                max_tokens=max_tokens, temperature=temperature, **extra)
+            reported = response["usage"]
+            usage = self._usage(state, reported["prompt_tokens"], reported["completion_tokens"])
+        choice = response["choices"][0]
+        text = choice["message"].get("content") or ""
+        data = None
+        if schema is not None:
+            data = parse_json_output(text, schema, f"local model {self.model_path.name}",
+                                     truncated=choice.get("finish_reason") == "length")
+        return Completion(text=text, usage=usage, data=data)
+
+    def stream(self, messages: list[ChatMessage], *, max_tokens: int = 512,
+               temperature: float = 0.0) -> Iterator[str | Completion]:
+        """Yield text pieces as they are generated, then the final Completion (the lock is held until
+        the generator finishes or is closed)."""
+        with self._call(messages) as (llm, state):
+            pieces: list[str] = []
+            finish = None
+            for chunk in llm.create_chat_completion(
+                    messages=[{"role": m.role, "content": m.content} for m in messages],
+                    max_tokens=max_tokens, temperature=temperature, stream=True):
+                choice = chunk["choices"][0]
+                finish = choice.get("finish_reason") or finish
+                piece = choice["delta"].get("content")
+                if piece:
+                    pieces.append(piece)
+                    yield piece
+            prompt_tokens = len(state["prompt"] or ())
+            # Every sampled token but the last is evaluated into the cache; a stop token is not
+            # counted as output, a token that hit max_tokens is.
+            completion_tokens = max(0, llm.n_tokens - prompt_tokens + (1 if finish == "length" else 0))
+            usage = self._usage(state, prompt_tokens, completion_tokens)
+        yield Completion(text="".join(pieces), usage=usage)

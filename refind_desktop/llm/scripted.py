@@ -1,0 +1,102 @@
+"""ScriptedBackend: a test double that replays queued replies (or asks a responder) and records every call."""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import BackendError
+from .base import ChatMessage, Completion, Usage
+
+Reply = str | dict | list
+Responder = Callable[[list[ChatMessage], dict | None], Reply]
+
+
+@dataclass
+class ScriptedCall:
+    """One recorded call: the messages sent and the schema asked for (None for free text)."""
+
+    messages: list[ChatMessage]
+    schema: dict | None
+    streamed: bool = False
+
+    @property
+    def prompt(self) -> str:
+        """All message contents joined (handy for `in` assertions)."""
+        return "\n".join(m.content for m in self.messages)
+
+
+@dataclass
+class ScriptedBackend:
+    """An LLMBackend without a model: replies come from `enqueue()`d items, else from `responder`.
+
+    Dicts and lists are returned as JSON text with the parsed value in `Completion.data`;
+    a string given for a schema call is parsed as JSON when it can be (a bad string is a
+    BackendError, as a real back end would raise). An empty script raises BackendError.
+    Usage counts characters/4 as tokens so that accounting code has numbers to add.
+    """
+
+    responder: Responder | None = None
+    name: str = "scripted"
+    supports_schema: bool = True
+    can_stream: bool = True
+    n_ctx: int | None = None
+    calls: list[ScriptedCall] = field(default_factory=list)
+    _queue: deque = field(default_factory=deque)
+
+    def enqueue(self, *replies: Reply) -> ScriptedBackend:
+        """Queue replies, consumed one per call in order."""
+        self._queue.extend(replies)
+        return self
+
+    @property
+    def pending(self) -> int:
+        """Replies still queued."""
+        return len(self._queue)
+
+    def _next(self, messages: list[ChatMessage], schema: dict | None) -> Reply:
+        if self._queue:
+            return self._queue.popleft()
+        if self.responder is not None:
+            return self.responder(messages, schema)
+        raise BackendError("scripted back end has no reply left for this call", "script exhausted")
+
+    @staticmethod
+    def _usage(messages: list[ChatMessage], text: str) -> Usage:
+        prompt = sum(len(m.content) for m in messages) // 4 + 1
+        return Usage(prompt_tokens=prompt, completion_tokens=len(text) // 4 + 1,
+                     reprocessed_prompt_tokens=prompt, calls=1)
+
+    def complete(self, messages: list[ChatMessage], *, schema: dict | None = None,
+                 max_tokens: int = 512, temperature: float = 0.0) -> Completion:
+        """Return the next scripted reply."""
+        messages = list(messages)
+        self.calls.append(ScriptedCall(messages, schema))
+        reply = self._next(messages, schema)
+        data: Any = None
+        if isinstance(reply, dict | list):
+            text = json.dumps(reply)
+            data = reply
+        else:
+            text = str(reply)
+            if schema is not None:
+                try:
+                    data = json.loads(text)
+                except ValueError as exc:
+                    raise BackendError(f"output is not JSON: {text[:80]!r}") from exc
+        return Completion(text=text, usage=self._usage(messages, text), data=data)
+
+    def stream(self, messages: list[ChatMessage], *, max_tokens: int = 512,
+               temperature: float = 0.0) -> Iterator[str | Completion]:
+        """Yield the next reply word by word, then the Completion."""
+        messages = list(messages)
+        self.calls.append(ScriptedCall(messages, None, streamed=True))
+        reply = self._next(messages, None)
+        text = reply if isinstance(reply, str) else json.dumps(reply)
+        pieces = text.split(" ")
+        for i, piece in enumerate(pieces):
+            yield piece if i == len(pieces) - 1 else piece + " "
+        yield Completion(text=text, usage=self._usage(messages, text))

@@ -1,0 +1,215 @@
+"""The ReFind search engine: turn BM25, time filter, seen-session exclusion, two-level RRF, context."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime, time, timedelta, timezone, tzinfo
+
+import tantivy
+
+from ..index.catalog import Catalog
+from ..index.store import TurnIndex
+from ..types import Block
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """Engine parameters; every ablation of the method is a switch here."""
+
+    top_k: int = 5
+    context_window: int = 2
+    rrf: bool = True
+    session_dedup: bool = True
+    temporal: bool = True
+    rrf_k: int = 60
+    pool: int = 1000
+    """Turns scored for the session sums (0 = every matching turn)."""
+
+    @classmethod
+    def generic(cls, **kw: object) -> SearchOptions:
+        """Generic agentic BM25: context, dedup, RRF and the time filter all off."""
+        return cls(context_window=0, rrf=False, session_dedup=False, temporal=False).with_(**kw)
+
+    def with_(self, **kw: object) -> SearchOptions:
+        """A copy with some options changed (None values ignored)."""
+        return replace(self, **{k: v for k, v in kw.items() if v is not None})
+
+
+@dataclass(frozen=True, slots=True)
+class RankedTurn:
+    """One candidate turn after fusion (internal to search/ and eval/)."""
+
+    sord: int
+    turn: int
+    bm25: float
+    fused: float
+
+
+def day_bounds(date_from: date | None, date_to: date | None,
+               tz: tzinfo) -> tuple[datetime | None, datetime | None]:
+    """Inclusive calendar days in the user's zone → naive UTC bounds for the date field."""
+    lo = hi = None
+    if date_from:
+        lo = datetime.combine(date_from, time.min, tz).astimezone(timezone.utc).replace(tzinfo=None)
+    if date_to:
+        end = datetime.combine(date_to + timedelta(days=1), time.min, tz) - timedelta(microseconds=1)
+        hi = end.astimezone(timezone.utc).replace(tzinfo=None)
+    return lo, hi
+
+
+def fuse(scored: list[tuple[float, int, int]], k: int, rrf: bool) -> list[RankedTurn]:
+    """Two-level RRF over (bm25, sord, turn) candidates.
+
+    r1 = rank of the turn by BM25; r2 = rank of its session by the sum of its turns' BM25;
+    fused = 1/(k + r1) + 1/(k + r2). Ties break on BM25, then session ordinal, then turn.
+    With `rrf` off the order is plain BM25 and `fused` is the BM25 score.
+    """
+    by_bm25 = sorted(scored, key=lambda x: (-x[0], x[1], x[2]))
+    if not rrf:
+        return [RankedTurn(s, t, b, b) for b, s, t in by_bm25]
+    sums: dict[int, float] = defaultdict(float)
+    for b, s, _ in by_bm25:
+        sums[s] += b
+    session_rank = {s: r for r, s in enumerate(sorted(sums, key=lambda s: (-sums[s], s)), start=1)}
+    out = [RankedTurn(s, t, b, 1.0 / (k + r1) + 1.0 / (k + session_rank[s]))
+           for r1, (b, s, t) in enumerate(by_bm25, start=1)]
+    out.sort(key=lambda x: (-x.fused, -x.bm25, x.sord, x.turn))
+    return out
+
+
+def merge_windows(hits: list[RankedTurn], w: int, n_turns: dict[int, int]) -> list[tuple[int, int, int, list[RankedTurn]]]:
+    """Context windows [turn-w, turn+w] cut at session bounds; overlapping ones of a session merge.
+
+    Returns (sord, lo, hi, hits) in order of each block's best hit.
+    """
+    blocks: list[list] = []
+    for h in hits:
+        last = max(n_turns.get(h.sord, h.turn + 1) - 1, h.turn)
+        lo, hi = max(0, h.turn - w), min(last, h.turn + w)
+        for b in blocks:
+            if b[0] == h.sord and lo <= b[2] and hi >= b[1]:
+                b[1], b[2] = min(b[1], lo), max(b[2], hi)
+                b[3].append(h)
+                break
+        else:
+            blocks.append([h.sord, lo, hi, [h]])
+    # a widened block may now overlap another block of the same session
+    merged = True
+    while merged:
+        merged = False
+        for i in range(len(blocks)):
+            for j in range(i + 1, len(blocks)):
+                a, b = blocks[i], blocks[j]
+                if a[0] == b[0] and b[1] <= a[2] and b[2] >= a[1]:
+                    a[1], a[2] = min(a[1], b[1]), max(a[2], b[2])
+                    a[3] += b[3]
+                    del blocks[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    return [(b[0], b[1], b[2], b[3]) for b in blocks]
+
+
+class SearchEngine:
+    """Stateless engine over the index; `SearchSession` adds per-question seen-session state."""
+
+    def __init__(self, index: TurnIndex, catalog: Catalog, tz: tzinfo = timezone.utc) -> None:
+        self.index = index
+        self.catalog = catalog
+        self.tz = tz
+
+    def candidates(self, keywords: str, date_from: date | None = None, date_to: date | None = None,
+                   exclude: set[str] | frozenset[str] = frozenset(),
+                   options: SearchOptions = SearchOptions()) -> list[RankedTurn]:
+        """All fused candidates from the pool (or every match when pool is 0)."""
+        q = self.index.text_query(keywords)
+        if q is None:
+            return []
+        schema = self.index.schema
+        clauses = [(tantivy.Occur.Must, q)]
+        if options.temporal and (date_from or date_to):
+            lo, hi = day_bounds(date_from, date_to, self.tz)
+            clauses.append((tantivy.Occur.Must, tantivy.Query.range_query(
+                schema, "ts", tantivy.FieldType.Date, lo, hi)))
+        if options.session_dedup and exclude:
+            clauses.append((tantivy.Occur.MustNot,
+                            tantivy.Query.term_set_query(schema, "session", sorted(exclude))))
+        query = q if len(clauses) == 1 else tantivy.Query.boolean_query(clauses)
+        searcher = self.index.searcher()
+        limit = options.pool if options.pool > 0 else max(searcher.num_docs, 1)
+        res = searcher.search(query, limit=limit, count=False)
+        if not res.hits:
+            return []
+        addrs = [a for _, a in res.hits]
+        sords = searcher.fast_field_values("sord", addrs)
+        turns = searcher.fast_field_values("turn", addrs)
+        scored = [(float(s), int(o), int(t)) for (s, _), o, t in zip(res.hits, sords, turns)]
+        return fuse(scored, options.rrf_k, options.rrf)
+
+    def search(self, keywords: str, date_from: date | None = None, date_to: date | None = None,
+               exclude: set[str] | frozenset[str] = frozenset(),
+               options: SearchOptions = SearchOptions()) -> list[Block]:
+        """Top-K turns with merged context blocks, numbered 1..n."""
+        top = self.candidates(keywords, date_from, date_to, exclude, options)[: options.top_k]
+        if not top:
+            return []
+        recs = self.catalog.ords_to_sessions(sorted({h.sord for h in top}))
+        n_turns = {o: r.n_turns for o, r in recs.items()}
+        blocks: list[Block] = []
+        for sord, lo, hi, hits in merge_windows(top, options.context_window, n_turns):
+            rec = recs.get(sord)
+            views = tuple(self.index.session_turns(sord, lo, hi))
+            if not views:
+                continue
+            best = hits[0]
+            blocks.append(Block(
+                rank=len(blocks) + 1,
+                session_id=views[0].session_id,
+                session_title=rec.title if rec else "",
+                session_date=rec.started_at if rec else None,
+                turn=best.turn,
+                score=best.fused,
+                hit_turns=tuple(sorted(h.turn for h in hits)),
+                turns=views,
+            ))
+        return blocks
+
+    def session(self, options: SearchOptions = SearchOptions()) -> SearchSession:
+        """A per-question search state (remembers the sessions already returned)."""
+        return SearchSession(self, options)
+
+
+@dataclass
+class SearchSession:
+    """Per-question wrapper: later searches never return a session an earlier one returned."""
+
+    engine: SearchEngine
+    options: SearchOptions = field(default_factory=SearchOptions)
+    seen: set[str] = field(default_factory=set)
+
+    def search(self, keywords: str, date_from: date | None = None, date_to: date | None = None,
+               top_k: int | None = None) -> list[Block]:
+        """One `search_chatrecord` call."""
+        opts = self.options.with_(top_k=top_k)
+        blocks = self.engine.search(keywords, date_from, date_to, self.seen, opts)
+        if opts.session_dedup:
+            self.seen.update(b.session_id for b in blocks)
+        return blocks
+
+
+def block_to_json(b: Block) -> dict:
+    """The stable JSON shape of one search result."""
+    return {
+        "rank": b.rank,
+        "session_id": b.session_id,
+        "session_title": b.session_title,
+        "session_date": b.session_date.isoformat() if b.session_date else None,
+        "turn": b.turn,
+        "hit_turns": list(b.hit_turns),
+        "score": round(b.score, 6),
+        "block": [{"turn": t.turn, "speaker": t.speaker,
+                   "timestamp": t.timestamp.isoformat() if t.timestamp else None,
+                   "text": t.text} for t in b.turns],
+    }

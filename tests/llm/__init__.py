@@ -1,0 +1,1 @@
+"""Tests of the language-model back ends, the model catalog and `refind models`."""

@@ -130,7 +130,7 @@ def _detect_bytes(head: bytes, complete: bool, name: str, path: Path | str) -> s
         except sniff.Unknown as e:
             if lower.endswith((".json", ".jsonl", ".ndjson")) or not complete:
                 raise UndetectedError(path, e.reason) from None
-            json_reason = e.reason
+            json_reason = "" if e.reason.startswith("not valid JSON") else e.reason  # e.g. TOML, Markdown
     else:
         json_reason = ""
     fmt = sniff.sniff_text(text, _D7.match(name) is not None)
@@ -264,12 +264,11 @@ def is_slack_dir(path: Path) -> bool:
     if not ((path / "users.json").is_file() or (path / "org_users.json").is_file()):
         return False
     try:
-        for entry in os.scandir(path):
-            if entry.is_dir() and any(_SLACK_DAY.match(n) for n in os.listdir(entry.path)):
-                return True
+        with os.scandir(path) as it:
+            subdirs = [e.path for e in it if e.is_dir()]
+        return any(any(_SLACK_DAY.match(n) for n in os.listdir(d)) for d in subdirs)
     except OSError:
         return False
-    return False
 
 
 def discover(paths: Iterable[Path]) -> tuple[list[Source], list[Skipped]]:
@@ -308,7 +307,8 @@ class _Walker:
             self.sources.append(Source(path, "slack"))
             return
         try:
-            entries = sorted(os.scandir(path), key=lambda e: e.name)
+            with os.scandir(path) as it:
+                entries = sorted(it, key=lambda e: e.name)
         except OSError as e:
             self.skipped.append(Skipped(str(path), f"unreadable: {e.strerror or e}"))
             return

@@ -9,7 +9,14 @@ import pytest
 from conftest import by_stage, day, stage_of
 
 from refind_desktop.agent import (
-    Agent, AgentCancelled, AgentConfig, AnswerEvent, AnswerTokenEvent, FinishEvent, NoteEvent, RetryEvent,
+    Agent,
+    AgentCancelled,
+    AgentConfig,
+    AnswerEvent,
+    AnswerTokenEvent,
+    FinishEvent,
+    NoteEvent,
+    RetryEvent,
     SearchEvent,
 )
 from refind_desktop.agent.answer import parse_citations
@@ -61,7 +68,7 @@ def test_dedup_across_rounds_and_notes_survive_later_searches(svc):
     # stage 2 lists sessions oldest first
     assert answer_call.prompt.index("Session s:paris") < answer_call.prompt.index("Session s:poison")
     # notes are complete blocks: the paris note keeps its +-2 context turns
-    assert [t.turn for t in result.notes[0].block.turns] == [0, 1, 2, 3]
+    assert [t.turn for t in result.notes[0].block.turns] == [0, 1, 2, 3, 4]
     assert result.citations == [("s:paris", 2)]
     assert isinstance(result.trajectory[-1], FinishEvent) and result.trajectory[-1].reason == "model"
 

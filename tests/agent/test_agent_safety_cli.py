@@ -12,7 +12,7 @@ from refind_desktop.cli import ask as ask_cli
 from refind_desktop.cli import main
 from refind_desktop.llm.scripted import ScriptedBackend
 
-SECTION = re.compile(r"<<<(RECORD|HISTORY)\b.*?\b\1>>>", re.DOTALL)
+SECTION = re.compile(r"<<<(RECORD|HISTORY)\b.*?\n\1[^<>\n]*>>>", re.DOTALL)
 
 
 def test_poisoned_turn_stays_data_and_triggers_nothing(svc):

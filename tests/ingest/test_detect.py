@@ -343,6 +343,23 @@ def test_export_folder_companions_are_silent(tmp_path: Path) -> None:
                                                            "(first line: 'buy milk')")]
 
 
+def test_telegram_and_whatsapp_media_are_silent(tmp_path: Path) -> None:
+    tg = tmp_path / "ChatExport_2024-03-20"
+    (tg / "photos").mkdir(parents=True)
+    shutil.copy(FIX / "telegram" / "result.json", tg / "result.json")
+    (tg / "photos" / "photo_1.jpg").write_bytes(b"\xff\xd8\xff\x00")
+    (tg / "export_results.html").write_text("<html></html>")
+    wa = tmp_path / "WhatsApp Chat - Plant Swap"
+    wa.mkdir()
+    shutil.copy(FIX / "whatsapp" / "_chat.txt", wa / "_chat.txt")
+    (wa / "00000012-PHOTO-2024-03-12-14-24-00.jpg").write_bytes(b"\xff\xd8\xff\x00")
+    (wa / "IMG-20240312-WA0007.jpg").write_bytes(b"\xff\xd8\xff\x00")
+    (wa / "holiday.jpg").write_bytes(b"\xff\xd8\xff\x00")
+    sources, skipped = discover([tmp_path])
+    assert [(s.path.name, s.format) for s in sources] == [("result.json", "telegram"), ("_chat.txt", "whatsapp")]
+    assert skipped == [Skipped(str(wa / "holiday.jpg"), "binary file (not a chat export)")]
+
+
 def test_companion_names_outside_an_export_are_reported(tmp_path: Path) -> None:
     (tmp_path / "user.json").write_text('{"email": "a@b.c"}')
     (tmp_path / "photo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
@@ -364,3 +381,14 @@ def test_shared_fixtures_when_present() -> None:
     got = {str(s.path.relative_to(SHARED)): s.format for s in sources}
     assert got == {**EXPECTED, "slack": "slack"}
     assert skipped == []
+
+
+def test_bracketed_text_that_is_not_json(tmp_path: Path) -> None:
+    toml = tmp_path / "pyproject.toml"
+    toml.write_text('[project]\nname = "x"\n')
+    assert _reason(toml) == ("unknown format: text without WhatsApp date prefixes or User:/Assistant: labels "
+                             "(first line: '[project]')")
+    md = tmp_path / "chat.md"
+    md.write_text("[link](http://x)\n\n**User:** hi\n\n**Assistant:** hello\n")
+    assert detect_file(md) == "generic"
+    assert [t.text for t in next(get_parser("generic")(md, ParseContext())).turns] == ["User: hi\n\nAssistant: hello"]

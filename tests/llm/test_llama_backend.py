@@ -1,0 +1,103 @@
+"""The llama back end on the real embedded 0.5B model: JSON under a schema, KV-cache prefix reuse,
+streaming, and no network use. Short prompts and small max_tokens keep it to seconds on 2 cores."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+
+from refind_desktop.errors import BackendError
+from refind_desktop.llm.base import ChatMessage, Completion, LLMBackend
+
+llama_cpp = pytest.importorskip("llama_cpp", reason='llama-cpp-python not installed (extra "local")')
+
+from refind_desktop.llm.llama import LlamaBackend, reused_prefix  # noqa: E402
+
+SYSTEM = ChatMessage("system", "You pick search keywords for questions about a person's chat history. "
+                               "Answer briefly.")
+SCHEMA = {"type": "object", "additionalProperties": False, "required": ["action", "keywords"],
+          "properties": {"action": {"type": "string", "enum": ["search", "answer"]},
+                         "keywords": {"type": "string", "maxLength": 40}}}
+
+
+@pytest.fixture(scope="module")
+def backend(embedded_gguf: Path) -> LlamaBackend:
+    b = LlamaBackend(embedded_gguf, n_ctx=2048, n_threads=0)
+    b.load()
+    return b
+
+
+def _prompt_evals(b: LlamaBackend) -> int:
+    """llama.cpp's own count of prompt tokens decoded in batches (n_p_eval) so far."""
+    return llama_cpp.llama_perf_context(b._llm.ctx).n_p_eval
+
+
+def test_reused_prefix_rules():
+    assert reused_prefix([1, 2, 3, 9], [1, 2, 3, 4, 5]) == 3
+    assert reused_prefix([1, 2, 3, 4, 5, 6], [1, 2, 3]) == 2  # all cached: last token is replayed
+    assert reused_prefix([], [1, 2]) == 0
+
+
+def test_schema_call_returns_valid_json(backend: LlamaBackend):
+    assert isinstance(backend, LLMBackend)
+    out = backend.complete([SYSTEM, ChatMessage("user", "What did I pay for the handbag designer? "
+                                                        "Reply as JSON.")],
+                           schema=SCHEMA, max_tokens=40)
+    assert out.data["action"] in ("search", "answer") and len(out.data["keywords"]) <= 40
+    assert out.usage.prompt_tokens > 20 and 0 < out.usage.completion_tokens <= 40
+
+
+def test_appending_a_message_reprocesses_only_the_tail(backend: LlamaBackend):
+    first = [SYSTEM, ChatMessage("user", "Which city did I move to in 2021? Give keywords only.")]
+    a = backend.complete(first, max_tokens=8)
+    second = [*first, ChatMessage("assistant", a.text), ChatMessage("user", "Now for my sister's wedding.")]
+    before = _prompt_evals(backend)
+    b = backend.complete(second, max_tokens=8)
+    measured = _prompt_evals(backend) - before
+    assert b.usage.prompt_tokens > a.usage.prompt_tokens
+    # Only the new tail is evaluated, and llama.cpp's own counter agrees with the reported number.
+    assert b.usage.reprocessed_prompt_tokens == measured
+    assert b.usage.reprocessed_prompt_tokens < b.usage.prompt_tokens - a.usage.prompt_tokens + 8
+
+    backend.prefix_reuse = False
+    try:
+        before = _prompt_evals(backend)
+        c = backend.complete(second, max_tokens=8)
+        measured_reset = _prompt_evals(backend) - before
+    finally:
+        backend.prefix_reuse = True
+    assert c.usage.reprocessed_prompt_tokens == c.usage.prompt_tokens == measured_reset
+    print(f"\nprefix reuse: call 1 prompt {a.usage.prompt_tokens} reprocessed "
+          f"{a.usage.reprocessed_prompt_tokens} ({a.usage.seconds:.2f}s); call 2 prompt "
+          f"{b.usage.prompt_tokens} reprocessed {b.usage.reprocessed_prompt_tokens} ({b.usage.seconds:.2f}s);"
+          f" without reuse {c.usage.reprocessed_prompt_tokens} ({c.usage.seconds:.2f}s)")
+
+
+def test_stream_yields_pieces_then_the_same_completion(backend: LlamaBackend):
+    messages = [SYSTEM, ChatMessage("user", "Say hello in three words.")]
+    done = backend.complete(messages, max_tokens=12)
+    items = list(backend.stream(messages, max_tokens=12))
+    *pieces, final = items
+    assert isinstance(final, Completion) and all(isinstance(p, str) for p in pieces) and pieces
+    assert final.text == "".join(pieces) == done.text
+    assert final.usage.prompt_tokens == done.usage.prompt_tokens
+    assert final.usage.completion_tokens == done.usage.completion_tokens
+    assert final.usage.reprocessed_prompt_tokens == 1  # the same prompt again: only the replayed token
+
+
+def test_prompt_longer_than_the_context_is_a_backend_error(backend: LlamaBackend):
+    with pytest.raises(BackendError, match="n_ctx"):
+        backend.complete([ChatMessage("user", "word " * 3000)], max_tokens=4)
+
+
+def test_no_network_connection_is_opened(embedded_gguf: Path, monkeypatch: pytest.MonkeyPatch):
+    def refuse(self, address):
+        raise AssertionError(f"the llama back end tried to connect to {address}")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket.socket, "connect_ex", refuse)
+    b = LlamaBackend(embedded_gguf, n_ctx=512, n_threads=0)
+    out = b.complete([ChatMessage("user", "Reply with OK.")], max_tokens=4)
+    assert out.usage.calls == 1 and out.text

@@ -131,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     with gzip.open(args.data, "rt", encoding="utf-8") as f:
         items = json.load(f)
     chosen = pick(items, args.n, args.pick, args.offset)
+    os.environ.setdefault("REFIND_MODEL_CACHE", str(Path(tempfile.gettempdir()) / "refind-model-cache"))
     settings = Settings(n_threads=args.threads, n_ctx=args.n_ctx)
     backend = make_backend(settings, backend=args.backend, model=args.model)
     rows: list[dict] = []

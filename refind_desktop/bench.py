@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 import os
 import random
@@ -51,7 +52,7 @@ class Synthetic:
             words.add("".join(rng.choice(syll) for _ in range(rng.randint(2, 4))))
         self.words = sorted(words)
         rng.shuffle(self.words)
-        self.weights = [1.0 / (r + 1) for r in range(vocab)]
+        self.cum = list(itertools.accumulate(1.0 / (r + 1) for r in range(vocab)))
         self.rng = rng
 
     def sessions(self, n_turns: int, per_session: int = 20, words: int = 60) -> Iterator[Session]:
@@ -63,7 +64,7 @@ class Synthetic:
             when = start + timedelta(hours=7 * s)
             turns = []
             for i in range(k):
-                toks = self.rng.choices(self.words, self.weights, k=self.rng.randint(words // 2, words * 3 // 2))
+                toks = self.rng.choices(self.words, cum_weights=self.cum, k=self.rng.randint(words // 2, words * 3 // 2))
                 turns.append(Turn(i, " ".join(toks), "user+assistant", when + timedelta(minutes=i)))
             yield Session(f"syn:{s}", f"synthetic {s}", when, turns=turns)
             made += k
@@ -229,18 +230,21 @@ def bench_chatgpt_rss(work: Path, target_mb: int, log: Log) -> dict:
         f"in {time.perf_counter() - t0:.0f}s")
     env = dict(os.environ, REFIND_HOME=str(work / "gpt-home"))
     t0 = time.perf_counter()
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    proc = subprocess.run([sys.executable, "-m", "refind_desktop", "ingest", "--json", str(export)],
+    # the child reports its own peak RSS (RUSAGE_CHILDREN would count the pre-exec fork image)
+    code = ("import resource, sys; from refind_desktop.cli import main; rc = main(sys.argv[1:]); "
+            "print('PEAK_RSS_KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); "
+            "sys.exit(rc)")
+    proc = subprocess.run([sys.executable, "-c", code, "ingest", "--json", str(export)],
                           env=env, capture_output=True, text=True)
     dt = time.perf_counter() - t0
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     if proc.returncode != 0:
         return {"error": proc.stderr[-2000:]}
+    peak = int(proc.stderr.rsplit("PEAK_RSS_KB", 1)[1].split()[0])
     rep = json.loads(proc.stdout)
     size = export.stat().st_size / 1e6
     out = {"file_mb": round(size), "conversations": convs, "turns": rep["added_turns"],
            "ingest_s": round(dt, 1), "mb_per_s": round(size / dt, 2),
-           "child_peak_rss_mb": round(max(peak, before) / 1024)}
+           "child_peak_rss_mb": round(peak / 1024)}
     export.unlink()
     log(f"chatgpt export: {out}")
     return out

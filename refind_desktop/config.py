@@ -44,6 +44,15 @@ class Settings:
     """Turns of context before and after each hit."""
     max_searches: int = 4
     """Search rounds per question in ReFind mode."""
+    embed_model: str = ""
+    """Sentence-transformers model for Raw-RAG/hybrid: a local folder or cached name (empty = the packaged
+    all-MiniLM-L6-v2). Nothing is fetched from a model hub. Changing it needs `refind embed --rebuild`."""
+    rerank_model: str = ""
+    """Cross-encoder for the Raw-RAG rerank: a local CrossEncoder folder (empty = none: dense-order fallback)."""
+    embed_threads: int = 0
+    """CPU threads for embedding and reranking (0 = torch's default)."""
+    lock_wait: float = 5.0
+    """Seconds a write (ingest, forget, reindex) waits for another refind process that is writing."""
 
     def replace(self, **changes: object) -> Settings:
         """A copy with some fields changed (None values are ignored)."""
@@ -54,6 +63,8 @@ def _coerce(name: str, value: object, kind: type) -> object:
     try:
         if kind is int:
             return int(value)  # type: ignore[arg-type]
+        if kind is float:
+            return float(value)  # type: ignore[arg-type]
         return str(value)
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"setting {name!r} must be {kind.__name__}, got {value!r}") from exc
@@ -63,7 +74,8 @@ def load_settings(path: Path | None = None) -> Settings:
     """Read defaults, then config.toml, then REFIND_<NAME> environment variables."""
     path = path or locations.config_file()
     values: dict[str, object] = {}
-    known = {f.name: (int if f.type in ("int", int) else str) for f in fields(Settings)}
+    kinds: dict[object, type] = {"int": int, int: int, "float": float, float: float}
+    known = {f.name: kinds.get(f.type, str) for f in fields(Settings)}
     if path.exists():
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -89,7 +101,7 @@ def save_settings(settings: Settings, path: Path | None = None) -> Path:
         value = getattr(settings, f.name)
         if value == getattr(default, f.name):
             continue
-        if isinstance(value, int):
+        if isinstance(value, int | float):
             lines.append(f"{f.name} = {value}")
         else:
             escaped = str(value).replace("\\", "\\\\").replace('"', '\\"')

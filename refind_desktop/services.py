@@ -11,8 +11,10 @@ from . import locations
 from .config import Settings, load_settings
 from .errors import ConfigError
 from .index.catalog import Catalog
+from .index.journal import JOURNAL_NAME
 from .index.store import TurnIndex
 from .ingest.pipeline import Ingestor
+from .rag.state import StaleMarker, vectors_folder
 from .search.engine import SearchEngine, SearchOptions
 
 
@@ -57,21 +59,22 @@ def build_services(settings: Settings | None = None) -> Services:
     """Open (creating when needed) the index and catalog under the configured data dir."""
     settings = settings or load_settings()
     tz = resolve_tz(settings.timezone)
-    index = TurnIndex(locations.index_dir())
+    index = TurnIndex(locations.index_dir(), lock_wait=settings.lock_wait)
     catalog = Catalog(locations.catalog_file())
     return Services(
         settings=settings,
         index=index,
         catalog=catalog,
-        ingestor=Ingestor(index, catalog, tz),
+        ingestor=Ingestor(index, catalog, tz, listeners=[StaleMarker(vectors_folder(index.path))]),
         engine=SearchEngine(index, catalog, tz),
         tz=tz,
     )
 
 
 def wipe_index() -> None:
-    """Delete the index and catalog so `reindex` can rebuild them from the source files."""
+    """Delete the index and catalog so `reindex` can rebuild them (call it holding the writer lock)."""
     shutil.rmtree(locations.index_dir(), ignore_errors=True)
+    (locations.data_dir() / JOURNAL_NAME).unlink(missing_ok=True)
     for suffix in ("", "-wal", "-shm"):
         p = locations.catalog_file().with_name(locations.catalog_file().name + suffix)
         if p.exists():

@@ -302,31 +302,44 @@ class Agent:
             self._emit(run, AnswerTokenEvent(prompts.NO_HISTORY_ANSWER))
             self._emit(run, AnswerEvent(prompts.NO_HISTORY_ANSWER, [], abstained=True))
             return prompts.NO_HISTORY_ANSWER, [], True
-        messages = answer_messages(run.notes, run.question, run.now, self._answer_budget())
-        max_tokens = self.config.answer_max_tokens
-        if getattr(self.backend, "can_stream", False):
-            self._check_cancel(run)
-            t0 = time.perf_counter()
-            pieces: list[str] = []
-            final: Completion | None = None
-            for item in self.backend.stream(messages, max_tokens=max_tokens):
-                if isinstance(item, Completion):
-                    final = item
-                    continue
-                pieces.append(item)
-                self._emit(run, AnswerTokenEvent(item))
-                self._check_cancel(run)
-            final = final or Completion("".join(pieces))
-            self._account(run, "answer", final, time.perf_counter() - t0)
-            text = "".join(pieces) or final.text
-        else:
-            final = self._call(run, "answer", messages, None, max_tokens)
-            text = final.text
-            self._emit(run, AnswerTokenEvent(text))
+        budget = self._answer_budget()
+        while True:
+            messages = answer_messages(run.notes, run.question, run.now, budget)
+            try:
+                text = self._generate(run, messages)
+                break
+            except BackendError as exc:
+                # a prompt over the model's context (dense text tokenizes worse than 3 chars a token):
+                # shrink the notes' text and try again, down to a floor
+                if "context" not in exc.message.lower() or budget <= 2000:
+                    raise
+                budget //= 2
         text = text.strip()
         citations = parse_citations(text, note_turns(run.notes))
         self._emit(run, AnswerEvent(text, citations))
         return text, citations, False
+
+    def _generate(self, run: _Run, messages: list[ChatMessage]) -> str:
+        """The answer text, streamed as AnswerTokenEvents when the back end can stream."""
+        max_tokens = self.config.answer_max_tokens
+        if not getattr(self.backend, "can_stream", False):
+            final = self._call(run, "answer", messages, None, max_tokens)
+            self._emit(run, AnswerTokenEvent(final.text))
+            return final.text
+        self._check_cancel(run)
+        t0 = time.perf_counter()
+        pieces: list[str] = []
+        final: Completion | None = None
+        for item in self.backend.stream(messages, max_tokens=max_tokens):
+            if isinstance(item, Completion):
+                final = item
+                continue
+            pieces.append(item)
+            self._emit(run, AnswerTokenEvent(item))
+            self._check_cancel(run)
+        final = final or Completion("".join(pieces))
+        self._account(run, "answer", final, time.perf_counter() - t0)
+        return "".join(pieces) or final.text
 
     # ---- plumbing -----------------------------------------------------------------------------
     def _call(self, run: _Run, stage: str, messages: list[ChatMessage], schema: dict | None,

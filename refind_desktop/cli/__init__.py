@@ -9,7 +9,7 @@ import sys
 from .. import __version__
 from ..errors import RefindError
 
-COMMAND_MODULES = ("core", "ask", "models", "evalcmd", "bench", "watch", "tui", "demo")
+COMMAND_MODULES = ("core", "ask", "embed", "models", "evalcmd", "bench", "watch", "tui", "demo")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -41,6 +41,9 @@ def main(argv: list[str] | None = None) -> int:
             parser.print_help()
             return 0
         args = parser.parse_args(default)
+    from ..index.lock import set_process_label
+
+    set_process_label(f"refind {args.command}" if args.command else "refind (app)")
     try:
         return int(args.func(args) or 0)
     except RefindError as exc:

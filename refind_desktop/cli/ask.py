@@ -9,7 +9,8 @@ from collections.abc import Callable
 from datetime import datetime, time
 from pathlib import Path
 
-from ..errors import ConfigError
+from ..errors import ConfigError, NotFoundError
+from ..rag import RAG_RUNNERS
 from ..search.engine import block_to_json
 from .common import print_json, services
 
@@ -22,7 +23,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("question", nargs="+")
     p.add_argument("--mode", choices=tuple(MODE_RUNNERS), default=None,
                    help="refind (default): agentic search; generic: plain BM25 agent; one-search: a "
-                        "single search straight to the answer")
+                        "single search straight to the answer; rawrag: dense windows + rerank "
+                        "(needs `refind embed`); hybrid: the agent over BM25+dense four-way RRF")
     p.add_argument("--backend", choices=("llama", "openai"), default=None, help="model back end")
     p.add_argument("--model", default=None, metavar="NAME|PATH", help="catalog name or GGUF path")
     p.add_argument("--now", default=None, metavar="DATE",
@@ -95,6 +97,7 @@ def run_agent(svc, backend, mode: str, question: str, now: datetime | None, on_e
 # Mode name -> runner(svc, backend, mode, question, now, on_event) returning an object with
 # `.answer`, `.citations` and `.to_json()`. The raw-RAG modes ("rawrag", "hybrid") register here.
 MODE_RUNNERS: dict[str, Callable] = {m: run_agent for m in AGENT_MODES}
+MODE_RUNNERS.update(RAG_RUNNERS)  # rawrag, hybrid: light wrappers, numpy/torch load only when they run
 
 
 def trace_json(result) -> dict:
@@ -114,6 +117,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if runner is None:
         raise ConfigError(f"mode {mode!r} is not available; choose one of {', '.join(MODE_RUNNERS)}")
     question = " ".join(args.question)
+    if svc.index.num_turns() == 0:
+        raise NotFoundError("nothing is indexed yet; add chat exports with `refind ingest PATH`")
     now = parse_now(args.now, svc.tz)
     if not args.json:
         print("loading the model...", file=sys.stderr, flush=True)

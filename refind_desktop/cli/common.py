@@ -40,7 +40,8 @@ class Progress:
         self.label = label
         self._bar = None
         if sys.stderr.isatty():
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress as RichProgress, TextColumn
+            from rich.progress import BarColumn, MofNCompleteColumn, TextColumn
+            from rich.progress import Progress as RichProgress
 
             self._bar = RichProgress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                                      TextColumn("{task.fields[note]}"), transient=True,

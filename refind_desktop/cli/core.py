@@ -182,18 +182,21 @@ def cmd_forget(args: argparse.Namespace) -> int:
 def cmd_reindex(args: argparse.Namespace) -> int:
     """`refind reindex`: read the source list, wipe, ingest again."""
     from .. import locations
+    from ..config import load_settings
     from ..index.catalog import Catalog
+    from ..index.lock import LOCK_NAME, writer_lock
     from ..services import wipe_index
 
-    cat = Catalog(locations.catalog_file())
-    paths = [Path(f.path) for f in cat.files()]
-    cat.close()
-    wipe_index()
-    svc = services()
-    present = [p for p in paths if p.exists()]
-    for p in paths:
-        if not p.exists():
-            print(f"gone, not re-ingested: {p}", file=sys.stderr)
-    report = run_ingest(svc, present, force=True)
+    with writer_lock(locations.data_dir() / LOCK_NAME).hold(load_settings().lock_wait):
+        cat = Catalog(locations.catalog_file())
+        paths = [Path(f.path) for f in cat.files()]
+        cat.close()
+        wipe_index()
+        svc = services()
+        present = [p for p in paths if p.exists()]
+        for p in paths:
+            if not p.exists():
+                print(f"gone, not re-ingested: {p}", file=sys.stderr)
+        report = run_ingest(svc, present, force=True)
     print_ingest_report(report)
     return 0

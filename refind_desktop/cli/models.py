@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .. import locations
 from ..config import load_settings, save_settings
-from ..errors import NotFoundError
+from ..errors import MissingDependencyError, NotFoundError
 from ..llm import catalog
 from .common import Progress, print_json
 
@@ -47,7 +47,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         present = catalog.is_present(e, folder) or (e.embedded and _embedded_ready())
         current = in_use == e.name or (e.embedded and not in_use)
         rows.append({"name": e.name, "file": e.file, "size": e.size, "licence": e.licence,
-                     "present": present, "in_use": current, "verified_digest": e.verifiable,
+                     "present": present, "parts_installed": not present and _parts_installed(e), "in_use": current, "verified_digest": e.verifiable,
                      "embedded": e.embedded, "url": e.url, "description": e.description})
     if in_use and not any(r["in_use"] for r in rows):
         rows.append({"name": in_use, "file": in_use, "present": Path(in_use).expanduser().is_file(),
@@ -57,7 +57,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         return 0
     for r in rows:
         mark = "*" if r["in_use"] else " "
-        state = "present" if r["present"] else "-"
+        state = "present" if r["present"] else "parts" if r.get("parts_installed") else "-"
         if r.get("custom"):
             print(f"{mark} {r['name']}  (custom path, {state})")
             continue
@@ -67,8 +67,16 @@ def cmd_list(args: argparse.Namespace) -> int:
         if not r["verified_digest"]:
             notes.append("no pinned sha256")
         print(f"{mark} {r['name']:<30} {_human(r['size']):>8}  {state:<8} {', '.join(notes)}")
-    print(f"\n* = in use; models folder: {folder}", file=sys.stderr)
+    print(f"\n* = in use; parts = installed from PyPI, assembled on first use; models folder: {folder}",
+          file=sys.stderr)
     return 0
+
+
+def _parts_installed(entry: catalog.ModelEntry) -> bool:
+    try:
+        return bool(entry.parts) and bool(catalog.part_files(entry.parts))
+    except MissingDependencyError:
+        return False
 
 
 def _embedded_ready() -> bool:

@@ -68,16 +68,27 @@ class Catalog:
             os.chmod(path, 0o600)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute("PRAGMA secure_delete=ON")  # forgotten titles are overwritten, not left in free pages
         self._migrate()
 
     def _migrate(self) -> None:
-        self.db.execute("CREATE TABLE IF NOT EXISTS migrations(name TEXT PRIMARY KEY, at REAL)")
+        # Readers open the catalog while a writer holds SQLite's write lock: only write when needed.
+        exists = self.db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type='table' AND name='migrations'").fetchone()
+        if not exists:
+            self.db.execute("CREATE TABLE IF NOT EXISTS migrations(name TEXT PRIMARY KEY, at REAL)")
+            self.db.commit()
         done = {r[0] for r in self.db.execute("SELECT name FROM migrations")}
         for name, sql in MIGRATIONS:
-            if name not in done:
-                self.db.executescript("BEGIN;" + sql + ";COMMIT;")
-                self.db.execute("INSERT INTO migrations VALUES (?, ?)", (name, time.time()))
-                self.db.commit()
+            if name in done:
+                continue
+            try:  # atomic with its own bookkeeping row, so two processes opening a new catalog agree
+                self.db.executescript(f"BEGIN IMMEDIATE;{sql};INSERT INTO migrations "
+                                      f"VALUES ('{name}', {time.time()});COMMIT;")
+            except sqlite3.OperationalError:
+                self.db.rollback()
+                if not self.db.execute("SELECT 1 FROM migrations WHERE name=?", (name,)).fetchone():
+                    raise
 
     def commit(self) -> None:
         """Make pending changes durable."""
@@ -90,6 +101,11 @@ class Catalog:
     def close(self) -> None:
         """Close the connection."""
         self.db.close()
+
+    def checkpoint(self) -> None:
+        """Copy the WAL into the database and truncate it (after `forget`, so old pages leave the WAL)."""
+        self.db.commit()
+        self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     # -- files ---------------------------------------------------------------
     def get_file(self, path: str) -> FileRecord | None:
@@ -194,6 +210,13 @@ class Catalog:
             for r in rows:
                 out[r[1]] = self._session(r)
         return out
+
+    def iter_sessions(self) -> Iterator[SessionRecord]:
+        """Every session row, in ordinal order (the vector catch-up compares them with its own)."""
+        rows = self.db.execute(
+            "SELECT sid, ord, source, format, title, started_at, n_turns, hashes FROM sessions ORDER BY ord")
+        for r in rows.fetchall():
+            yield self._session(r)
 
     def sid_to_ords(self, sids: list[str]) -> list[int]:
         """Ordinals of the given session ids (unknown ids are ignored)."""

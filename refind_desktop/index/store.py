@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
-from collections.abc import Iterable, Iterator
+import threading
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -13,10 +15,32 @@ import tantivy
 
 from ..errors import IndexLockedError, IndexSchemaError
 from ..types import Turn, TurnView
+from .journal import JOURNAL_NAME, WriteJournal
+from .lock import DEFAULT_WAIT, LOCK_NAME, writer_lock
 from .schema import ANALYZER, SCHEMA_VERSION, analyzer, build_schema
 
 META_FILE = "refind_schema.json"
 _NON_WORD = re.compile(r"[^\w]+", re.UNICODE)
+_umask_guard = threading.Lock()
+_umask_depth = 0
+_umask_saved = 0
+
+
+@contextmanager
+def private_files() -> Iterator[None]:
+    """Files created in the block (tantivy's segments, locks, meta) are readable by the user only."""
+    global _umask_depth, _umask_saved
+    with _umask_guard:
+        if _umask_depth == 0:
+            _umask_saved = os.umask(0o077)
+        _umask_depth += 1
+    try:
+        yield
+    finally:
+        with _umask_guard:
+            _umask_depth -= 1
+            if _umask_depth == 0:
+                os.umask(_umask_saved)
 
 
 def turn_key(session_id: str, turn: int) -> str:
@@ -76,12 +100,27 @@ class TurnWriter:
         """Remove every turn that came from one source file."""
         self._w.delete_documents_by_term("source", source)
 
+    def readd(self, view: TurnView, sord: int, source: str) -> None:
+        """Replace a stored turn by an identical copy (moves it out of a segment being purged)."""
+        self._w.delete_documents_by_term("key", turn_key(view.session_id, view.turn))
+        self.add_turns(view.session_id, source, sord,
+                       [Turn(index=view.turn, speaker=view.speaker, text=view.text,
+                             timestamp=view.timestamp)])
+        self.added -= 1
+
+    def garbage_collect(self) -> None:
+        """Delete files of segments that no longer hold live turns."""
+        self._w.garbage_collect_files()
+
 
 class TurnIndex:
     """The on-disk turn index. Readers reload to see other processes' commits."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, lock_wait: float = DEFAULT_WAIT) -> None:
         self.path = path
+        self.lock = writer_lock(path.parent / LOCK_NAME)
+        self.lock_wait = lock_wait
+        self.journal = WriteJournal(path.parent / JOURNAL_NAME)
         path.mkdir(parents=True, exist_ok=True)
         meta = path / META_FILE
         if meta.exists():
@@ -99,34 +138,90 @@ class TurnIndex:
                 f"{path} holds files that are not a refind index; run `refind reindex` to rebuild it"
             )
         self.schema = build_schema()
-        self._index = tantivy.Index(self.schema, path=str(path), reuse=True)
+        with private_files():
+            self._index = tantivy.Index(self.schema, path=str(path), reuse=True)
+            if not meta.exists():
+                meta.write_text(json.dumps({"schema_version": SCHEMA_VERSION}))
         self._index.register_tokenizer(ANALYZER, analyzer())
-        if not meta.exists():
-            meta.write_text(json.dumps({"schema_version": SCHEMA_VERSION}))
+        _make_private(path)
 
     # -- writing -------------------------------------------------------------
     @contextmanager
+    def write_lock(self) -> Iterator[None]:
+        """Hold the cross-process writer lock (waits `lock_wait` s, then IndexLockedError)."""
+        with self.lock.hold(self.lock_wait):
+            yield
+
+    @contextmanager
     def writer(self, heap: int = 128_000_000, threads: int = 0) -> Iterator[TurnWriter]:
-        """Open the single tantivy writer; commit on success, roll back on error."""
-        try:
-            w = self._index.writer(heap, threads) if threads else self._index.writer(heap)
-        except ValueError as exc:
-            if "lock" in str(exc).lower():
-                raise IndexLockedError(
-                    f"another refind process is writing to {self.path}; wait for it or stop it"
-                ) from exc
-            raise
-        tw = TurnWriter(self, w)
-        try:
-            yield tw
-        except BaseException:
-            w.rollback()
-            raise
-        else:
-            w.commit()
-        finally:
-            w.wait_merging_threads()
+        """Open the single tantivy writer under the writer lock; commit on success, roll back on error."""
+        with self.write_lock(), private_files():
+            try:
+                w = self._index.writer(heap, threads) if threads else self._index.writer(heap)
+            except ValueError as exc:
+                if "lock" in str(exc).lower():
+                    raise IndexLockedError(
+                        f"another program holds tantivy's writer lock on {self.path}; stop it and retry"
+                    ) from exc
+                raise
+            tw = TurnWriter(self, w)
+            try:
+                yield tw
+            except BaseException:
+                w.rollback()
+                raise
+            else:
+                w.commit()
+            finally:
+                w.wait_merging_threads()
         self._index.reload()
+
+    def purge(self, sessions: Iterable[str], sources: Iterable[str],
+              source_of: Callable[[int], str]) -> int:
+        """Delete sessions and sources so their text is physically gone from disk; returns turns removed.
+
+        tantivy deletes are tombstones until segments merge, and the bindings expose no merge.
+        So every other live turn that shares a segment with a doomed turn is re-added (moved to a
+        new segment); the old segments then hold no live turn, are dropped at commit, and their
+        files are garbage-collected. `source_of(sord)` gives the source of a re-added turn.
+        """
+        sessions, sources = sorted(set(sessions)), sorted(set(sources))
+        if not sessions and not sources:
+            return 0
+        with self.writer() as w:  # takes the lock first, so the snapshot below is current
+            self.reload()
+            searcher = self.searcher()
+            clauses = []
+            if sessions:
+                clauses.append(tantivy.Query.term_set_query(self.schema, "session", sessions))
+            if sources:
+                clauses.append(tantivy.Query.term_set_query(self.schema, "source", sources))
+            doomed_q = tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in clauses])
+            limit = max(searcher.num_docs, 1)
+            doomed = {(a.segment_ord, a.doc) for _, a in searcher.search(doomed_q, limit=limit,
+                                                                          count=False).hits}
+            segments = {seg for seg, _ in doomed}
+            keep = [a for _, a in searcher.search(tantivy.Query.all_query(), limit=limit, count=False).hits
+                    if a.segment_ord in segments and (a.segment_ord, a.doc) not in doomed]
+            for sid in sessions:
+                w.delete_session(sid)
+            for src in sources:
+                w.delete_source(src)
+            moved: set[str] = set()
+            for addr in keep:
+                doc = searcher.doc(addr)
+                view = to_view(doc)
+                key = turn_key(view.session_id, view.turn)
+                if key in moved:
+                    continue
+                moved.add(key)
+                sord = int(doc.to_dict()["sord"][0])
+                w.readd(view, sord, source_of(sord))
+            w.commit()
+            del searcher, keep
+            self.reload()  # drop this process's hold on the emptied segments, then delete their files
+            w.garbage_collect()
+        return len(doomed)
 
     # -- reading -------------------------------------------------------------
     def reload(self) -> None:
@@ -167,6 +262,16 @@ class TurnIndex:
         res = searcher.search(q, limit=max(limit, 1), count=False, order_by_field="turn",
                               order=tantivy.Order.Asc)
         return [to_view(searcher.doc(addr)) for _, addr in res.hits]
+
+
+def _make_private(path: Path) -> None:
+    """Tighten files an older version created with the default umask."""
+    for p in path.iterdir():
+        try:
+            if p.is_file() and p.stat().st_mode & 0o077:
+                p.chmod(0o600)
+        except OSError:
+            pass
 
 
 def Query_and(*queries: tantivy.Query) -> tantivy.Query:  # noqa: N802 - reads like a constructor

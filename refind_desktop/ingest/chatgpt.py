@@ -1,8 +1,15 @@
 """ChatGPT data-export parser (`conversations*.json`, split shards, or the export `.zip`), streamed.
 
-Also hosts the streaming JSON helpers (`json_sources`, `stream_sessions`, `fill_turn_times`) that the
-Claude.ai and Open WebUI parsers share: a top-level array is read one element at a time with ijson,
-so a 1 GB export never sits in memory.
+Visible text = the `current_node` branch (walked up `parent`, reversed); only user/assistant
+messages that are not hidden, not addressed to a tool, not on the analysis/commentary channel and
+of a visible content type (`text`, `multimodal_text`) count. Images become `[image <pointer>]`
+markers, audio transcriptions are kept, citation markers are stripped. `metadata.attachments` is not
+used (images already appear as parts).
+
+Also hosts the streaming JSON helpers (`json_sources`, `open_json`, `iter_records`,
+`stream_sessions`, `error_reason`, `fill_turn_times`) that the Claude.ai, Open WebUI, Telegram and
+Discord parsers share: a top-level array is read one element at a time with ijson, so a 1 GB
+export never sits in memory.
 """
 
 from __future__ import annotations
@@ -54,7 +61,8 @@ def json_sources(path: Path, member: re.Pattern[str] = CONVERSATIONS_MEMBER) -> 
             raise ParseError(f"{path}: no file matching {member.pattern!r} in this folder; "
                              "point refind at the export's conversations JSON or its .zip")
         return [JsonSource(str(p), _file_opener(p)) for p in files]
-    if path.suffix.lower() == ".zip" or zipfile.is_zipfile(path):
+    suffix = path.suffix.lower()
+    if suffix == ".zip" or (suffix != ".json" and zipfile.is_zipfile(path)):
         try:
             with zipfile.ZipFile(path) as zf:
                 names = sorted(n for n in zf.namelist()
@@ -179,13 +187,19 @@ def stream_sessions(
                     yielded += 1
                     yield session
         except STREAM_ERRORS as exc:
-            reason = " ".join(str(exc).split()) or type(exc).__name__
+            reason = error_reason(exc)
             failures.append(f"{src.name}: {reason}")
             ctx.warn(f"{src.name}: reading stopped after {count} {what}(s): {reason}; "
                      "the file looks truncated or corrupt, re-download the export to get the rest")
     if failures and not yielded:
         raise ParseError(f"{path}: no {what} could be read ({'; '.join(failures)}); "
                          "check that the file is a complete, unmodified export")
+
+
+def error_reason(exc: BaseException) -> str:
+    """One line saying why a stream failed (ijson's multi-line messages cut to their first line)."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    return lines[0] if lines else type(exc).__name__
 
 
 def fill_turn_times(turns: list[Turn], default: datetime | None) -> None:

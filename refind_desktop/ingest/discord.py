@@ -21,7 +21,7 @@ import ijson
 from ..errors import ParseError
 from ..types import Session
 from .base import Message, ParseContext, finish_session, multiparty_turns, parse_timestamp
-from .chatgpt import STREAM_ERRORS, JsonSource, open_json
+from .chatgpt import STREAM_ERRORS, JsonSource, error_reason, open_json
 
 KEPT_TYPES = {"Default", "Reply", "ChatInputCommand", "ContextMenuCommand"}
 _PART = re.compile(r"\[part (\d+)\]", re.IGNORECASE)
@@ -33,7 +33,7 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
     try:
         guild, channel = _header(src)
     except STREAM_ERRORS as exc:
-        raise ParseError(f"{path}: not readable as DiscordChatExporter JSON ({_reason(exc)}); "
+        raise ParseError(f"{path}: not readable as DiscordChatExporter JSON ({error_reason(exc)}); "
                          "export the channel again in JSON format") from exc
     if not isinstance(channel, dict) or not channel.get("id"):
         raise ParseError(f"{path}: no 'channel' object with an id; is this a DiscordChatExporter JSON export?")
@@ -51,9 +51,9 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
                     ctx.warn(f"{path}: message #{read} is not an object and was skipped")
     except STREAM_ERRORS as exc:
         if not read:
-            raise ParseError(f"{path}: no message could be read ({_reason(exc)}); "
+            raise ParseError(f"{path}: no message could be read ({error_reason(exc)}); "
                              "the file looks truncated, export the channel again") from exc
-        ctx.warn(f"{path}: reading stopped after {read} message(s): {_reason(exc)}; "
+        ctx.warn(f"{path}: reading stopped after {read} message(s): {error_reason(exc)}; "
                  "the file looks truncated, export the channel again to get the rest")
     session_id = f"discord:{channel['id']}"
     part = _PART.search(path.name)
@@ -66,10 +66,6 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
                                      participants=list(dict.fromkeys(t.speaker for t in turns))))
     if session is not None:
         yield session
-
-
-def _reason(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 def _header(src: JsonSource) -> tuple[Any, Any]:

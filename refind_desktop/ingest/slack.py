@@ -45,18 +45,18 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
     users = _users(path, ctx)
     channels = _channels(path, users, ctx)
     names = {cid: label[1:] for cid, _folder, label in channels if label.startswith("#")}
-    folders = {p.name: p for p in path.iterdir() if p.is_dir() and any(_day_files(p))}
+    folders = {p.name: days for p in path.iterdir() if p.is_dir() and (days := _day_files(p))}
     if not folders:
         raise ParseError(f"{path}: no channel folder with YYYY-MM-DD.json day files; "
                          "is this an unzipped Slack export?")
-    listed: list[tuple[str, Path, str]] = []
+    listed: list[tuple[str, list[tuple[str, Path]], str]] = []
     for cid, folder, label in channels:
         found = folders.pop(folder, None) or folders.pop(cid, None)
-        if found is not None:
+        if found:
             listed.append((cid, found, label))
-    listed += [(name, folder, f"#{name}") for name, folder in sorted(folders.items())]
-    for cid, folder, label in listed:
-        for day, file in _day_files(folder):
+    listed += [(name, days, f"#{name}") for name, days in sorted(folders.items())]
+    for cid, days, label in listed:
+        for day, file in days:
             session = _day_session(file, f"slack:{cid}:{day}", f"{label} {day}", users, names, ctx)
             if session is not None:
                 yield session

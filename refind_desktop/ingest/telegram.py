@@ -1,11 +1,12 @@
 """Telegram Desktop JSON export parser: a single-chat `result.json` or a full-account export, streamed.
 
 One session per chat (`telegram:<chat id>`); one turn per `"type": "message"` message, speaker =
-`from`. Service messages (joins, pins, group creation) are dropped. `text` (a string or a list of
-strings and entities) is flattened to the visible text; media add a marker line such as `[photo]`,
-`[sticker 👍]` or `[file report.pdf]`, so media-only messages stay searchable. Times come from
-`date_unixtime`, else the naive `date` read in `ctx.tz`. A full-account export is streamed one chat
-at a time (`chats.list`, then `left_chats.list`).
+`from` (`Deleted Account` when it is null). Service messages (joins, pins, calls, group creation)
+are dropped. `text` (a string or a list of strings and entities) is flattened to the visible text;
+media add a marker line such as `[photo]`, `[sticker 👍]`, `[voice message]` or `[file notes.pdf]`,
+so media-only messages stay searchable. Times come from `date_unixtime`, else the naive `date`
+read in `ctx.tz`. A full-account export is streamed one chat at a time (`chats.list`, then
+`left_chats.list`).
 """
 
 from __future__ import annotations
@@ -89,7 +90,7 @@ def _chat(chat: Any, source: str, ctx: ParseContext) -> Session | None:
         marker = _media_marker(m)
         if marker:
             text = f"{text}\n{marker}" if text.strip() else marker
-        speaker = m.get("from") or m.get("from_id") or _UNKNOWN_SPEAKER
+        speaker = m.get("from") or _UNKNOWN_SPEAKER
         messages.append(Message(role=str(speaker), text=text, timestamp=when, msg_id=str(m.get("id", ""))))
     if skipped:
         ctx.warn(f"{source}: chat {sid}: {skipped} message(s) are not objects and were skipped")
@@ -119,13 +120,12 @@ def _media_marker(m: dict) -> str:
     if m.get("photo"):
         return "[photo]"
     media = m.get("media_type")
-    name = m.get("file_name") or _file_name(m.get("file"))
     if media == "sticker":
         return f"[sticker {m['sticker_emoji']}]" if m.get("sticker_emoji") else "[sticker]"
-    if media:
-        kind = str(media).replace("_", " ")
-        return f"[{kind} {name}]" if name else f"[{kind}]"
+    if media:  # voice/video messages, animations...: their file names are generated, leave them out
+        return f"[{str(media).replace('_', ' ')}]"
     if m.get("file"):
+        name = m.get("file_name") or _file_name(m.get("file"))
         return f"[file {name}]" if name else "[file]"
     poll = m.get("poll")
     if isinstance(poll, dict) and poll.get("question"):

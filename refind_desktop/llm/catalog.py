@@ -250,7 +250,7 @@ def download(url: str, dest: Path, sha256: str = "", progress: Progress | None =
                             progress(done, total)
     except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
-        raise BackendError(f"download of {url} failed ({reason}); the partial file is kept and the "
+        raise BackendError(f"download of {url} failed ({reason}); any partial file is kept and the "
                            "next pull resumes it. Check the connection, or pass --url with a mirror.") from exc
     digest = sha256_file(part)
     if sha256 and digest != sha256:

@@ -119,7 +119,9 @@ class OpenAIBackend:
                 try:
                     response = self._client.chat.completions.create(
                         model=self.model, messages=payload, response_format=fmt, **common)
-                except (self._openai.BadRequestError, self._openai.UnprocessableEntityError):
+                except self._openai.APIStatusError as exc:
+                    if not _rejects_json_schema(exc):
+                        raise self._translate(exc) from exc
                     self._json_schema_ok = False
                 except self._openai.OpenAIError as exc:
                     raise self._translate(exc) from exc
@@ -163,6 +165,13 @@ class OpenAIBackend:
         if raw_usage is None:
             usage.completion_tokens = len(pieces)
         yield Completion(text="".join(pieces), usage=usage)
+
+
+def _rejects_json_schema(exc: Any) -> bool:
+    """True when an error status means "response_format json_schema unsupported": 400/422, or another
+    status whose message names it (llama.cpp's server answers its validation error with 500)."""
+    message = str(getattr(exc, "message", "") or exc)
+    return exc.status_code in (400, 422) or "json_schema" in message or "response_format" in message
 
 
 def _with_schema_prompt(payload: list[dict], schema: dict) -> list[dict]:

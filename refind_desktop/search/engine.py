@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, time, timedelta, timezone, tzinfo
 
+import numpy as np
 import tantivy
 
 from ..index.catalog import Catalog
@@ -58,24 +58,33 @@ def day_bounds(date_from: date | None, date_to: date | None,
     return lo, hi
 
 
-def fuse(scored: list[tuple[float, int, int]], k: int, rrf: bool) -> list[RankedTurn]:
-    """Two-level RRF over (bm25, sord, turn) candidates.
+def fuse(scored: list[tuple[float, int, int]], k: int, rrf: bool,
+         limit: int | None = None) -> list[RankedTurn]:
+    """Two-level RRF over (bm25, sord, turn) candidates, best first (at most `limit`).
 
     r1 = rank of the turn by BM25; r2 = rank of its session by the sum of its turns' BM25;
     fused = 1/(k + r1) + 1/(k + r2). Ties break on BM25, then session ordinal, then turn.
     With `rrf` off the order is plain BM25 and `fused` is the BM25 score.
     """
-    by_bm25 = sorted(scored, key=lambda x: (-x[0], x[1], x[2]))
+    if not scored:
+        return []
+    arr = np.asarray(scored, dtype=np.float64)
+    bm25, sord, turn = arr[:, 0], arr[:, 1].astype(np.int64), arr[:, 2].astype(np.int64)
+    by_bm25 = np.lexsort((turn, sord, -bm25))
     if not rrf:
-        return [RankedTurn(s, t, b, b) for b, s, t in by_bm25]
-    sums: dict[int, float] = defaultdict(float)
-    for b, s, _ in by_bm25:
-        sums[s] += b
-    session_rank = {s: r for r, s in enumerate(sorted(sums, key=lambda s: (-sums[s], s)), start=1)}
-    out = [RankedTurn(s, t, b, 1.0 / (k + r1) + 1.0 / (k + session_rank[s]))
-           for r1, (b, s, t) in enumerate(by_bm25, start=1)]
-    out.sort(key=lambda x: (-x.fused, -x.bm25, x.sord, x.turn))
-    return out
+        order, fused = by_bm25, bm25
+    else:
+        r1 = np.empty(len(bm25), dtype=np.float64)
+        r1[by_bm25] = np.arange(1, len(bm25) + 1)
+        sessions, inverse = np.unique(sord, return_inverse=True)
+        sums = np.bincount(inverse, weights=bm25)
+        r2 = np.empty(len(sessions), dtype=np.float64)
+        r2[np.lexsort((sessions, -sums))] = np.arange(1, len(sessions) + 1)
+        fused = 1.0 / (k + r1) + 1.0 / (k + r2[inverse])
+        order = np.lexsort((turn, sord, -bm25, -fused))
+    if limit is not None:
+        order = order[:limit]
+    return [RankedTurn(int(sord[i]), int(turn[i]), float(bm25[i]), float(fused[i])) for i in order]
 
 
 def merge_windows(hits: list[RankedTurn], w: int, n_turns: dict[int, int]) -> list[tuple[int, int, int, list[RankedTurn]]]:
@@ -122,8 +131,8 @@ class SearchEngine:
 
     def candidates(self, keywords: str, date_from: date | None = None, date_to: date | None = None,
                    exclude: set[str] | frozenset[str] = frozenset(),
-                   options: SearchOptions = SearchOptions()) -> list[RankedTurn]:
-        """All fused candidates from the pool (or every match when pool is 0)."""
+                   options: SearchOptions = SearchOptions(), limit: int | None = None) -> list[RankedTurn]:
+        """Fused candidates from the pool (or every match when pool is 0), best first."""
         q = self.index.text_query(keywords)
         if q is None:
             return []
@@ -138,21 +147,21 @@ class SearchEngine:
                             tantivy.Query.term_set_query(schema, "session", sorted(exclude))))
         query = q if len(clauses) == 1 else tantivy.Query.boolean_query(clauses)
         searcher = self.index.searcher()
-        limit = options.pool if options.pool > 0 else max(searcher.num_docs, 1)
-        res = searcher.search(query, limit=limit, count=False)
+        pool = options.pool if options.pool > 0 else max(searcher.num_docs, 1)
+        res = searcher.search(query, limit=pool, count=False)
         if not res.hits:
             return []
         addrs = [a for _, a in res.hits]
         sords = searcher.fast_field_values("sord", addrs)
         turns = searcher.fast_field_values("turn", addrs)
-        scored = [(float(s), int(o), int(t)) for (s, _), o, t in zip(res.hits, sords, turns)]
-        return fuse(scored, options.rrf_k, options.rrf)
+        scored = [(float(s), int(o), int(t)) for (s, _), o, t in zip(res.hits, sords, turns, strict=True)]
+        return fuse(scored, options.rrf_k, options.rrf, limit)
 
     def search(self, keywords: str, date_from: date | None = None, date_to: date | None = None,
                exclude: set[str] | frozenset[str] = frozenset(),
                options: SearchOptions = SearchOptions()) -> list[Block]:
         """Top-K turns with merged context blocks, numbered 1..n."""
-        top = self.candidates(keywords, date_from, date_to, exclude, options)[: options.top_k]
+        top = self.candidates(keywords, date_from, date_to, exclude, options, limit=options.top_k)
         if not top:
             return []
         recs = self.catalog.ords_to_sessions(sorted({h.sord for h in top}))

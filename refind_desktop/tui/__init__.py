@@ -1,0 +1,5 @@
+"""The Textual front end (the only package that imports textual): `RefindApp` and `run_app`."""
+
+from .app import RefindApp, default_backend_factory
+
+__all__ = ["RefindApp", "default_backend_factory"]

@@ -234,3 +234,18 @@ def test_schema_validator_and_json_extraction():
     assert extract_json('blah {"a": [1, 2]} tail') == {"a": [1, 2]}
     with pytest.raises(ValueError):
         extract_json("no json")
+
+
+def test_answer_prompt_over_context_is_shrunk_and_retried(svc):
+    sizes = []
+
+    def answer(text):
+        sizes.append(len(text))
+        if len(sizes) == 1:
+            raise BackendError("Requested tokens (9000) exceed context window of 8192")
+        return "30 euros [s:paris turn 2]"
+    backend = ScriptedBackend(by_stage(
+        query={"keywords": ["umbrella"]}, judge={"relevant": True},
+        next={"action": "finish_search", "keywords": [], "date_from": None, "date_to": None}, answer=answer))
+    result = Agent(svc.engine, backend, config=AgentConfig(answer_chars=8000)).run("umbrella?", NOW)
+    assert result.answer == "30 euros [s:paris turn 2]" and len(sizes) == 2

@@ -95,9 +95,9 @@ def test_version_and_module_entry():
 
 @pytest.mark.parametrize("module", ["refind_desktop.services", "refind_desktop.cli"])
 def test_core_never_imports_textual_or_model_libraries(module):
-    code = ("import sys, importlib; importlib.import_module(%r); "
+    code = (f"import sys, importlib; importlib.import_module({module!r}); "
             "bad = [m for m in ('textual', 'llama_cpp', 'openai', 'sentence_transformers', 'torch') "
-            "if m in sys.modules]; print(bad)") % module
+            "if m in sys.modules]; print(bad)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 

@@ -6,7 +6,7 @@ from datetime import date, datetime, timezone
 
 import pytest
 
-from refind_desktop.search.engine import SearchOptions, fuse, merge_windows, RankedTurn
+from refind_desktop.search.engine import RankedTurn, SearchOptions, fuse, merge_windows
 from refind_desktop.services import build_services
 from refind_desktop.types import Session, Turn
 

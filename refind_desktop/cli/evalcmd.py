@@ -1,0 +1,99 @@
+"""`refind eval retrieval|qa`: benchmark runs on LongMemEval / LoCoMo files (thin caller of eval/)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..errors import ConfigError
+from .common import print_json
+
+QA_MODES = ("refind", "generic", "one-search", "rawrag", "hybrid")
+
+
+def _ks(value: str) -> tuple[int, ...]:
+    try:
+        ks = tuple(sorted({int(x) for x in value.split(",") if x.strip()}))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"--k takes numbers like 1,3,5,10, got {value!r}") from exc
+    if not ks or min(ks) < 1:
+        raise argparse.ArgumentTypeError("--k needs positive numbers")
+    return ks
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add `eval retrieval` and `eval qa`."""
+    p = sub.add_parser("eval", help="evaluate retrieval and answers on LongMemEval / LoCoMo files")
+    esub = p.add_subparsers(dest="eval_command", metavar="WHAT")
+
+    r = esub.add_parser("retrieval", help="single-shot retrieval metrics per mode, with the bm25s anchor")
+    _common(r)
+    r.add_argument("--mode", dest="modes", action="append", default=None, metavar="MODE",
+                   help="bm25, refind, no-rrf, no-context, no-dedup, no-temporal, dense, hybrid "
+                        "(repeatable; default: all of the engine's modes). bm25s is always added.")
+    r.add_argument("--k", type=_ks, default=(1, 3, 5, 10), help="cut-offs, e.g. 1,3,5,10")
+    r.add_argument("--workers", type=int, default=2, help="processes (one index per haystack each)")
+    r.set_defaults(func=cmd_retrieval)
+
+    q = esub.add_parser("qa", help="run the agent per question and score its answers")
+    _common(q)
+    q.add_argument("--mode", choices=QA_MODES, default="refind")
+    q.add_argument("--backend", default=None,
+                   help="llama, openai, or scripted (offline stand-in without a model; default: settings)")
+    q.add_argument("--model", default=None, metavar="NAME|PATH")
+    q.add_argument("--judge", default="exact", metavar="BACKEND|exact",
+                   help="LLM judge back end (llama, openai, scripted) with the LongMemEval protocol, or "
+                        "exact (deterministic only; always reported anyway)")
+    q.add_argument("--judge-model", default=None, metavar="NAME|PATH")
+    q.add_argument("--workers", type=int, default=None,
+                   help="parallel haystacks (default: 1 for llama and scripted, 2 for openai)")
+    q.set_defaults(func=cmd_qa)
+    p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--dataset", choices=("longmemeval", "locomo"), required=True)
+    p.add_argument("--data", type=Path, required=True, metavar="FILE", help="benchmark JSON or JSON.gz")
+    p.add_argument("--limit", type=int, default=None, metavar="N", help="first N questions only")
+    p.add_argument("--out", type=Path, default=None, metavar="DIR",
+                   help="results folder: per-question JSONL (resumable), JSON, Markdown, PNG")
+    p.add_argument("--json", action="store_true", help="print the summary JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+
+def cmd_retrieval(args: argparse.Namespace) -> int:
+    """`refind eval retrieval`"""
+    from ..eval.modes import DEFAULT_MODES
+    from ..eval.report import retrieval_markdown
+    from ..eval.retrieval import run_retrieval
+
+    summary = run_retrieval(args.dataset, args.data, args.modes or list(DEFAULT_MODES), args.k, args.limit,
+                            args.out, args.workers, quiet=args.quiet)
+    if args.json:
+        print_json(summary)
+    else:
+        sys.stdout.write(retrieval_markdown(summary))
+    return 0
+
+
+def cmd_qa(args: argparse.Namespace) -> int:
+    """`refind eval qa`"""
+    from ..config import load_settings
+    from ..eval.qa import run_qa
+    from ..eval.report import qa_markdown
+    from .ask import MODE_RUNNERS
+
+    runner = MODE_RUNNERS.get(args.mode)
+    if runner is None:
+        raise ConfigError(f"mode {args.mode!r} is not available in this build; available: "
+                          f"{', '.join(MODE_RUNNERS)}")
+    settings = load_settings()
+    summary = run_qa(args.dataset, args.data, settings, runner=runner, mode=args.mode, backend=args.backend,
+                     model=args.model, judge=args.judge, judge_model=args.judge_model, limit=args.limit,
+                     out=args.out, workers=args.workers, quiet=args.quiet)
+    if args.json:
+        print_json(summary)
+    else:
+        sys.stdout.write(qa_markdown(summary))
+    return 0

@@ -1,0 +1,110 @@
+"""Shared eval plumbing: one temporary index per haystack, the resumable JSONL cache, progress lines."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC
+from pathlib import Path
+
+from ..config import Settings
+from ..index.catalog import Catalog
+from ..index.store import TurnIndex
+from ..ingest.pipeline import Ingestor
+from ..search.engine import SearchEngine
+from ..services import Services
+from .datasets import EvalUnit
+
+
+@contextmanager
+def unit_services(unit: EvalUnit, dataset: str, settings: Settings | None = None) -> Iterator[Services]:
+    """Services over a fresh index in a temporary folder holding only this unit's haystack (UTC).
+
+    The parsed sessions are left in `services.extras["eval_sessions"]` for modes with their own index.
+    """
+    settings = (settings or Settings()).replace(timezone="UTC")
+    with tempfile.TemporaryDirectory(prefix="refind-eval-") as tmp:
+        index = TurnIndex(Path(tmp) / "index")
+        catalog = Catalog(Path(tmp) / "catalog.sqlite")
+        tz = UTC
+        svc = Services(settings=settings, index=index, catalog=catalog, ingestor=Ingestor(index, catalog, tz),
+                       engine=SearchEngine(index, catalog, tz), tz=tz)
+        try:
+            svc.ingestor.apply_sessions(unit.sessions, f"eval:{dataset}:{unit.unit_id}", dataset)
+            svc.extras["eval_sessions"] = unit.sessions
+            yield svc
+        finally:
+            svc.close()
+
+
+def data_fingerprint(path: Path) -> str:
+    """Name, size and a hash of the first MB of the data file: cached results of another file are ignored."""
+    p = Path(path)
+    with open(p, "rb") as fh:
+        head = fh.read(1 << 20)
+    return f"{p.name}:{p.stat().st_size}:{hashlib.blake2b(head, digest_size=8).hexdigest()}"
+
+
+class ResultCache:
+    """Per-question results as JSONL under --out (append-only; the last record of a question wins)."""
+
+    def __init__(self, path: Path | None, data: str) -> None:
+        self.path = path
+        self.data = data
+        self.records: dict[str, dict] = {}
+        if path is not None and path.exists():
+            with open(path, encoding="utf-8") as fh:
+                for line in fh:
+                    try:
+                        rec = json.loads(line)
+                    except ValueError:
+                        continue  # a torn last line from an interrupted run
+                    if isinstance(rec, dict) and rec.get("data") == data and "qid" in rec:
+                        self.records[rec["qid"]] = rec
+
+    def get(self, qid: str) -> dict | None:
+        """The cached record of a question, if any."""
+        return self.records.get(qid)
+
+    def put(self, rec: dict) -> None:
+        """Remember (and append to the file) one question's record."""
+        rec = {"data": self.data, **rec}
+        self.records[rec["qid"]] = rec
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.path, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps(rec, ensure_ascii=False, default=str) + "\n")
+
+
+class ProgressLine:
+    """`[done/total] label` lines on stderr (rewritten in place on a terminal)."""
+
+    def __init__(self, label: str, quiet: bool = False) -> None:
+        self.label = label
+        self.quiet = quiet
+        self.tty = sys.stderr.isatty()
+        self.t0 = time.perf_counter()
+
+    def update(self, done: int, total: int | None, note: str = "") -> None:
+        """Report progress."""
+        if self.quiet:
+            return
+        spent = time.perf_counter() - self.t0
+        of = f"/{total}" if total else ""
+        line = f"{self.label} [{done}{of}] {spent:.0f}s {note}"[:120]
+        if self.tty:
+            sys.stderr.write("\r\x1b[2K" + line)
+        else:
+            sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        """End the progress display."""
+        if self.tty and not self.quiet:
+            sys.stderr.write("\n")
+            sys.stderr.flush()

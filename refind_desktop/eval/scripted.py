@@ -1,0 +1,83 @@
+"""`--backend scripted` / `--judge scripted`: deterministic model stand-ins that run the harness offline.
+
+The controller searches the question's content words, keeps every result and finishes after one
+search; the answer is the noted line that shares most words with the question; the judge marks an
+answer CORRECT when it contains the gold answer. Useful for tests and dry runs, not as a baseline.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..llm.base import ChatMessage
+from ..llm.scripted import ScriptedBackend
+from .scoring import contains
+
+_WORD = re.compile(r"[A-Za-z0-9']+")
+_STOP = set("a an the and or of to in on at for with about from by is are was were be been do does did i my me "
+            "you your we our what which who whom when where why how many much long ago have has had it its "
+            "that this these those there their they he she his her than then will would can could should "
+            "tell remind previous conversation".split())
+
+
+def _question(messages: list[ChatMessage]) -> str:
+    for m in messages:
+        found = re.search(r"^Question:\s*(.+)$", m.content, re.MULTILINE)
+        if found:
+            return found.group(1).strip()
+    return messages[-1].content if messages else ""
+
+
+def _content_words(text: str) -> list[str]:
+    return list(dict.fromkeys(w.lower() for w in _WORD.findall(text) if w.lower() not in _STOP))
+
+
+def _controller_reply(messages: list[ChatMessage], schema: dict) -> dict:
+    props = schema.get("properties", {})
+    reply: dict = {}
+    if "relevant" in props:
+        return {"relevant": True}
+    if "indices" in props:
+        return {"indices": [1]}
+    if "action" in props:
+        reply = {"action": "finish_search", "keywords": []}
+    elif "keywords" in props:
+        reply = {"keywords": _content_words(_question(messages))[:6] or ["chat"]}
+    for key in ("date_from", "date_to"):
+        if key in props:
+            reply[key] = None
+    return reply
+
+
+def _answer_reply(messages: list[ChatMessage]) -> str:
+    question = set(_content_words(_question(messages)))
+    best, best_score = "", 0
+    for line in messages[-1].content.splitlines():
+        if line.startswith("Question:"):
+            continue
+        score = len(question & set(_content_words(line)))
+        if score > best_score:
+            best, best_score = line.strip(), score
+    return best[:300] or "The information is not mentioned in the history."
+
+
+def offline_backend() -> ScriptedBackend:
+    """The scripted controller + answer model."""
+
+    def respond(messages: list[ChatMessage], schema: dict | None):
+        return _controller_reply(messages, schema) if schema is not None else _answer_reply(messages)
+
+    return ScriptedBackend(responder=respond, name="scripted-offline", can_stream=False)
+
+
+def offline_judge() -> ScriptedBackend:
+    """A scripted judge following the protocol's reply format (containment decides the verdict)."""
+
+    def respond(messages: list[ChatMessage], schema: dict | None) -> str:
+        text = messages[-1].content
+        gold = re.search(r"^Gold answer:\s*(.*)$", text, re.MULTILINE)
+        gen = re.search(r"^Generated answer:\s*(.*)", text, re.MULTILINE | re.DOTALL)
+        ok = bool(gold and gen and contains(gen.group(1), gold.group(1)))
+        return "CORRECT: the answer contains the gold answer." if ok else "WRONG: the gold answer is missing."
+
+    return ScriptedBackend(responder=respond, name="scripted-judge", can_stream=False)

@@ -1,0 +1,267 @@
+"""FolderWatcher: headless watch-and-ingest of a chat folder, used by `refind watch` and the TUI.
+
+The watcher ingests the folder once, then feeds changed paths to the same `Ingestor` after a
+quiet period (debounce). It writes only while it ingests (the writer lock is taken per batch),
+so CLI commands and the app can write in between. Deleted files are reported, never forgotten
+automatically: the user runs `refind forget PATH`. `on_report` receives `WatchEvent`s from the
+watcher's own thread, one at a time; a Textual app should hand them to its loop with
+`App.call_from_thread` (or `post_message`).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers import Observer
+
+from .. import locations
+from ..errors import IndexLockedError, NotFoundError, RefindError
+from .pipeline import IngestReport
+
+log = logging.getLogger("refind.watch")
+KINDS = ("started", "ingested", "deleted", "busy", "error", "stopped")
+
+
+@dataclass(frozen=True)
+class WatchEvent:
+    """Something the watcher did or noticed; `kind` is one of KINDS."""
+
+    kind: str
+    message: str
+    paths: tuple[str, ...] = ()
+    report: IngestReport | None = None
+    at: float = field(default_factory=time.time)
+
+
+ReportFn = Callable[[WatchEvent], None]
+
+
+class _Handler(FileSystemEventHandler):
+    """Turns watchdog events into changed / deleted paths for the watcher (observer thread)."""
+
+    def __init__(self, watcher: FolderWatcher) -> None:
+        self.watcher = watcher
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        kind = event.event_type
+        if kind in ("opened", "closed_no_write") or (event.is_directory and kind == "modified"):
+            return
+        src = _text(event.src_path)
+        if kind == "moved":
+            self.watcher._queue(deleted=[src], changed=[_text(event.dest_path)])
+        elif kind == "deleted":
+            self.watcher._queue(deleted=[src])
+        else:
+            self.watcher._queue(changed=[src])
+
+
+class FolderWatcher:
+    """Keep the index in step with one folder until `stop()`; reusable by any front end."""
+
+    def __init__(self, services, folder: Path, on_report: ReportFn | None = None,
+                 debounce: float = 0.5, max_delay: float = 10.0, retry: float = 2.0) -> None:
+        self.services = services
+        self.folder = Path(folder).expanduser().resolve()
+        self.on_report = on_report
+        self.debounce = debounce
+        self.max_delay = max_delay
+        self.retry = retry
+        self._cond = threading.Condition()
+        self._changed: set[str] = set()
+        self._deleted: set[str] = set()
+        self._first = self._last = 0.0
+        self._busy = False
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._observer = None
+        self._ignored = [str(p.resolve()) for p in (locations.data_dir(), locations.log_dir(),
+                                                    locations.config_dir())]
+
+    # -- control ---------------------------------------------------------------
+    @property
+    def running(self) -> bool:
+        """Whether the watcher thread is alive."""
+        return self._thread is not None and self._thread.is_alive()
+
+    def start(self) -> None:
+        """Start watching (returns at once); the initial ingest runs on the watcher's thread."""
+        if not self.folder.is_dir():
+            raise NotFoundError(f"no folder {self.folder} to watch; create it or pass another one")
+        if self.running:
+            return
+        self._stop.clear()
+        self._busy = True  # until the initial ingest is done
+        observer = Observer()
+        observer.daemon = True
+        observer.schedule(_Handler(self), str(self.folder), recursive=True)
+        observer.start()  # before the initial ingest, so nothing written meanwhile is missed
+        self._observer = observer
+        self._thread = threading.Thread(target=self._run, name="refind-watch", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float | None = 60.0) -> None:
+        """Stop after the current source's commit; no event is sent after this returns."""
+        self._stop.set()
+        with self._cond:
+            self._cond.notify_all()
+        if self._observer is not None:
+            self._observer.stop()
+            self._observer.join(timeout)
+            self._observer = None
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def wait_idle(self, timeout: float = 30.0) -> bool:
+        """Block until nothing is pending or being ingested (tests, `--once`); False on timeout."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self._busy or self._changed or self._deleted:
+                left = deadline - time.monotonic()
+                if left <= 0 or not self.running:
+                    return False
+                self._cond.wait(min(left, 0.1))
+        return True
+
+    # -- observer thread -------------------------------------------------------
+    def _queue(self, changed: list[str] = (), deleted: list[str] = ()) -> None:
+        changed = [p for p in changed if not self._ignore(p)]
+        deleted = [p for p in deleted if not self._ignore(p)]
+        if not changed and not deleted:
+            return
+        with self._cond:
+            now = time.monotonic()
+            if not self._changed and not self._deleted:
+                self._first = now
+            self._last = now
+            self._changed.update(changed)
+            self._deleted.update(deleted)
+            self._cond.notify_all()
+
+    def _ignore(self, path: str) -> bool:
+        return any(path == d or path.startswith(d + "/") for d in self._ignored)
+
+    # -- watcher thread --------------------------------------------------------
+    def _run(self) -> None:
+        self._emit("started", f"watching {self.folder}", (str(self.folder),))
+        try:
+            self._ingest([str(self.folder)], initial=True)
+            with self._cond:
+                self._busy = False
+                self._cond.notify_all()
+            while not self._stop.is_set():
+                batch = self._next_batch()
+                if batch is None:
+                    continue
+                changed, deleted = batch
+                try:
+                    self._report_deleted(deleted)
+                    targets = self._targets(changed)
+                    if targets:
+                        self._ingest(targets, initial=False)
+                finally:
+                    with self._cond:
+                        self._busy = False
+                        self._cond.notify_all()
+        except Exception as exc:  # keep the reason in the log; the CLI exits non-zero
+            log.exception("watcher failed")
+            self._emit("error", f"watcher failed: {exc}")
+        finally:
+            with self._cond:
+                self._busy = False
+                self._cond.notify_all()
+            self._emit("stopped", f"stopped watching {self.folder}")
+
+    def _next_batch(self) -> tuple[set[str], set[str]] | None:
+        """Wait for events, then for a quiet period (at most max_delay after the first event)."""
+        with self._cond:
+            while not (self._changed or self._deleted):
+                if self._stop.is_set():
+                    return None
+                self._cond.wait(1.0)
+            while not self._stop.is_set():
+                now = time.monotonic()
+                left = min(self._last + self.debounce - now, self._first + self.max_delay - now)
+                if left <= 0:
+                    break
+                self._cond.wait(left)
+            if self._stop.is_set():
+                return None
+            batch = (self._changed, self._deleted)
+            self._changed, self._deleted = set(), set()
+            self._busy = True
+            return batch
+
+    def _targets(self, changed: set[str]) -> list[str]:
+        """Known sources that changed are re-read alone; anything new rescans the folder."""
+        known = {f.path for f in self.services.catalog.files()}
+        targets: set[str] = set()
+        for p in changed:
+            path = Path(p)
+            if not path.exists():
+                continue
+            rp = str(path.resolve())
+            if rp in known and path.is_file():
+                targets.add(rp)
+                continue
+            owner = next((k for k in known if rp.startswith(k + "/")), None)
+            if owner is not None:  # a file inside a folder source (Slack export)
+                targets.add(owner)
+            else:
+                return [str(self.folder)]
+        return sorted(targets)
+
+    def _report_deleted(self, deleted: set[str]) -> None:
+        gone = [p for p in sorted(deleted) if not Path(p).exists()]
+        if not gone:
+            return
+        known = [f.path for f in self.services.catalog.files()]
+        hit = sorted({k for p in gone for k in known if k == p or k.startswith(p + "/")})
+        if hit:
+            shown = ", ".join(hit[:3]) + (f" and {len(hit) - 3} more" if len(hit) > 3 else "")
+            self._emit("deleted", f"deleted from the folder: {shown}; their turns stay in the index "
+                                  "(not removed automatically): run `refind forget PATH` to remove them",
+                       tuple(hit), level=logging.WARNING)
+
+    def _ingest(self, paths: list[str], initial: bool) -> None:
+        """Ingest, retrying while another process holds the writer lock; stops early on stop()."""
+        while not self._stop.is_set():
+            try:
+                report = self.services.ingestor.ingest([Path(p) for p in paths], cancel=self._stop)
+            except IndexLockedError as exc:
+                self._emit("busy", f"{exc.message}; retrying in {self.retry:g} s", tuple(paths),
+                           level=logging.WARNING)
+                self._stop.wait(self.retry)
+                continue
+            except RefindError as exc:
+                self._emit("error", f"{exc.title}: {exc.message}", tuple(paths), level=logging.ERROR)
+                return
+            what = "initial ingest" if initial else "ingested " + ", ".join(Path(p).name for p in paths[:3])
+            self._emit("ingested", f"{what}: +{report.added_turns} turns, -{report.removed_turns}, "
+                                   f"{report.ingested_files} files read, {report.unchanged_files} unchanged"
+                                   + (" (stopped early)" if report.cancelled else ""),
+                       tuple(paths), report)
+            for s in report.skipped:
+                log.info("skipped %s: %s", s.path, s.reason)
+            for w in report.warnings:
+                log.info("warning: %s", w)
+            return
+
+    def _emit(self, kind: str, message: str, paths: tuple[str, ...] = (),
+              report: IngestReport | None = None, level: int = logging.INFO) -> None:
+        log.log(level, message)
+        if self.on_report is None:
+            return
+        try:
+            self.on_report(WatchEvent(kind, message, paths, report))
+        except Exception:  # a front end's bug must not stop the watcher
+            log.exception("on_report callback failed")
+
+
+def _text(path: str | bytes) -> str:
+    return path.decode(errors="surrogateescape") if isinstance(path, bytes) else path

@@ -1,0 +1,85 @@
+"""Pure rendering helpers for the TUI: keyword highlighting, snippets, dates and trajectory lines."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from rich.text import Text
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_CITATION = re.compile(r"\[[^\[\]]{1,300}?turns?\s*#?\s*\d+[^\[\]]*\]", re.IGNORECASE)
+
+
+def term_pattern(keywords: str) -> re.Pattern[str] | None:
+    """A regex matching the query's words and their inflections (a crude stem: the word's head)."""
+    heads = []
+    for word in _WORD.findall(keywords.lower()):
+        if len(word) < 2:
+            continue
+        heads.append(word[: max(3, len(word) - 2)] if len(word) > 4 else word)
+    if not heads:
+        return None
+    alternatives = "|".join(re.escape(h) for h in sorted(set(heads), key=len, reverse=True))
+    return re.compile(rf"\b(?:{alternatives})\w*", re.IGNORECASE)
+
+
+def highlight(text: str, keywords: str, style: str = "bold reverse") -> Text:
+    """`text` as rich Text with the query's words styled."""
+    out = Text(text)
+    pattern = term_pattern(keywords)
+    if pattern is not None:
+        out.highlight_regex(pattern, style)
+    return out
+
+
+def snippet(text: str, keywords: str, width: int = 220) -> str:
+    """About `width` characters of `text` around the first query word, on one line."""
+    flat = " ".join(text.split())
+    if len(flat) <= width:
+        return flat
+    pattern = term_pattern(keywords)
+    match = pattern.search(flat) if pattern else None
+    start = max(0, (match.start() if match else 0) - width // 3)
+    piece = flat[start:start + width]
+    return ("…" if start else "") + piece + ("…" if start + width < len(flat) else "")
+
+
+def day(when: datetime | None) -> str:
+    """YYYY-MM-DD or a placeholder."""
+    return when.date().isoformat() if when else "????-??-??"
+
+
+def stamp(when: datetime | None) -> str:
+    """YYYY-MM-DD HH:MM or empty."""
+    return when.strftime("%Y-%m-%d %H:%M") if when else ""
+
+
+def answer_text(answer: str) -> Text:
+    """The answer with its `[session turn N]` citation markers styled."""
+    out = Text(answer)
+    out.highlight_regex(_CITATION, "bold cyan")
+    return out
+
+
+def trajectory_line(event: object) -> Text:
+    """One trajectory event (search, note, retry, finish) as a line of the live view."""
+    kind = getattr(event, "type", "")
+    if kind == "search":
+        span = ""
+        if event.date_from or event.date_to:  # type: ignore[attr-defined]
+            span = f"  [{event.date_from or '…'} → {event.date_to or '…'}]"  # type: ignore[attr-defined]
+        hits = len(event.hits)  # type: ignore[attr-defined]
+        line = Text.assemble(("🔎 search ", "bold"), (", ".join(event.keywords), "yellow"),  # type: ignore[attr-defined]
+                             (span, "magenta"), (f"  → {hits} hit{'s' if hits != 1 else ''}", "dim"))
+        return line
+    if kind == "note":
+        where = ", ".join(f"{s} turn {t}" for s, t in event.saved)  # type: ignore[attr-defined]
+        return Text.assemble(("   📝 noted ", "green"), (where or "nothing", ""))
+    if kind == "retry":
+        state = "gave up" if event.gave_up else "retrying"  # type: ignore[attr-defined]
+        return Text.assemble(("   ↻ ", "red"), (f"invalid {event.stage} output: {event.reason} ({state})", "dim"))  # type: ignore[attr-defined]
+    if kind == "finish":
+        return Text.assemble(("✓ finished ", "bold green"),
+                             (f"({event.reason}): {event.searches} searches, {event.notes} notes", "dim"))  # type: ignore[attr-defined]
+    return Text(str(event))

@@ -1,0 +1,52 @@
+"""One end-to-end run of the agent with the embedded local model (slow: skipped without llama-cpp)."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+from conftest import day, session
+
+from refind_desktop.agent import Agent, AgentConfig
+from refind_desktop.config import Settings
+from refind_desktop.services import build_services
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def local_backend(tmp_path_factory):
+    pytest.importorskip("llama_cpp")
+    from refind_desktop.llm.factory import make_backend
+
+    cache = os.environ.get("REFIND_MODEL_CACHE") or str(tmp_path_factory.mktemp("model-cache"))
+    os.environ["REFIND_MODEL_CACHE"] = cache
+    try:
+        return make_backend(Settings(n_ctx=2048, n_threads=2), backend="llama")
+    except Exception as exc:  # no embedded model parts installed: nothing to test here
+        pytest.skip(f"embedded model unavailable: {exc}")
+
+
+def test_local_model_answers_an_easy_question(local_backend):
+    svc = build_services()
+    svc.ingestor.apply_sessions([
+        session("s:bike", day(2, 20), "I bought a new bike today, a blue Trek road bike.",
+                "The bike shop was next to the train station."),
+        session("s:soup", day(1, 5), "I cooked tomato soup for dinner with basil."),
+        session("s:work", day(3, 1), "My quarterly report is due on Friday."),
+    ], "real-model-test", "generic")
+    t0 = time.perf_counter()
+    result = Agent(svc.engine, local_backend, options=svc.search_options(),
+                   config=AgentConfig(max_searches=2, answer_max_tokens=80)).run(
+        "What brand is the bike I bought?", day(3, 15))
+    svc.close()
+    kinds = [e.type for e in result.trajectory]
+    assert kinds[0] in ("search", "retry") and kinds[-1] == "finish"
+    assert set(kinds) <= {"search", "note", "retry", "finish"}
+    assert 1 <= len(result.searches) <= 2
+    assert "s:bike" in result.noted_sessions
+    assert result.answer and not result.abstained
+    noted = {(n.block.session_id, t.turn) for n in result.notes for t in n.block.turns}
+    assert result.citations and set(result.citations) <= noted
+    assert time.perf_counter() - t0 < 90

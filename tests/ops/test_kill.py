@@ -1,0 +1,27 @@
+"""SIGKILL a real `refind ingest` at random points; every turn must end up indexed exactly once."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def load_kill_test():
+    spec = importlib.util.spec_from_file_location("kill_test", ROOT / "benchmarks" / "kill_test.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_random_sigkills_lose_and_duplicate_nothing(tmp_path, refind_home):
+    kt = load_kill_test()
+    res = kt.run(kills=30, workdir=tmp_path, seed=7, n_jsonl=20, n_chatgpt=3, max_delay=2.0, budget_s=40)
+    print(res)
+    assert res["kills"] >= 8
+    assert res["turns_checked"] > 150
+    assert (res["lost"], res["duplicates"], res["extra"], res["changed"]) == (0, 0, 0, 0), res
+    assert res["max_duplicates_after_a_kill"] == 0
+    assert res["catalog_turns"] == res["turns_checked"]
+    assert res["show_json_mismatches"] == 0

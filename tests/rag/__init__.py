@@ -1,0 +1,1 @@
+"""Tests of the Raw-RAG and hybrid package."""

@@ -1,0 +1,136 @@
+"""Raw-RAG answers (dense-order fallback), four-way RRF, the hybrid engine and the agent over it."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from refind_desktop.errors import ConfigError
+from refind_desktop.llm.scripted import ScriptedBackend
+from refind_desktop.rag import RAG_RUNNERS
+from refind_desktop.rag.hybrid import HybridEngine, rrf4
+from refind_desktop.rag.rawrag import FALLBACK, dense_for
+from refind_desktop.search.engine import RankedTurn, SearchOptions
+
+from .conftest import day, session, words
+
+ARCHIVE = [
+    session("s:garden", day(1, 5), "I planted tomatoes and basil in the garden", words("g", 300),
+            "the basil needs sun"),
+    session("s:car", day(2, 9), "my car needs new winter tyres", "the mechanic quoted 400 euros"),
+    session("s:trip", day(3, 14), words("t", 100), "we flew to Lisbon and ate pastel de nata",
+            "the hotel was near the river"),
+]
+
+
+@pytest.fixture
+def archive(svc):
+    svc.ingestor.apply_sessions(ARCHIVE, "src", "generic")
+    dense_for(svc).catch_up()
+    return svc
+
+
+def test_rrf4_sums_the_four_reciprocal_ranks():
+    bm25 = [RankedTurn(1, 0, 5.0, 5.0), RankedTurn(1, 1, 1.0, 1.0), RankedTurn(2, 0, 3.0, 3.0)]
+    dense_turn = {(2, 0): 1, (3, 4): 2}
+    dense_session = {2: 1, 3: 2}
+    out = {(r.sord, r.turn): r.fused for r in rrf4(bm25, dense_turn, dense_session, k=60)}
+    # sessions by BM25 sum: 1 (6.0) then 2 (3.0); turns by BM25: (1,0), (2,0), (1,1)
+    assert out[(1, 0)] == pytest.approx(1 / 61 + 1 / 61)
+    assert out[(2, 0)] == pytest.approx(1 / 62 + 1 / 62 + 1 / 61 + 1 / 61)
+    assert out[(3, 4)] == pytest.approx(1 / 62 + 1 / 62)  # dense only
+    assert [(r.sord, r.turn) for r in rrf4(bm25, dense_turn, dense_session)][0] == (2, 0)
+
+
+def test_rawrag_answers_from_complete_turns_with_the_dense_order_fallback(archive, capsys):
+    backend = ScriptedBackend().enqueue("You flew to Lisbon [s:trip turn 1].")
+    printed = []
+    result = RAG_RUNNERS["rawrag"](archive, backend, "rawrag", "where did we fly and what did we eat?",
+                                   None, printed.append)
+    assert result.mode == "rawrag" and result.citations == [("s:trip", 1)]
+    data = result.to_json()
+    step = data["trajectory"][0]
+    assert step["type"] == "retrieve" and step["order"] == FALLBACK and step["reranker"] is None
+    assert "no cross-encoder" in step["fallback_reason"]
+    assert data["retrieval"]["kept"] and data["trajectory"][-1]["reason"] == f"rawrag ({FALLBACK})"
+    assert FALLBACK in capsys.readouterr().err  # the CLI output says so
+    prompt = backend.calls[-1].prompt
+    assert "[s:trip turn 1]" in prompt and "pastel de nata" in prompt  # complete turns, verbatim
+    # sessions in the answer prompt are chronological
+    order = [prompt.index(f"Session {sid}") for sid in ("s:garden", "s:car", "s:trip") if f"Session {sid}" in prompt]
+    assert order == sorted(order)
+
+
+def test_rawrag_needs_embeddings_first(svc):
+    svc.ingestor.apply_sessions(ARCHIVE, "src", "generic")
+    with pytest.raises(ConfigError, match="refind embed"):
+        RAG_RUNNERS["rawrag"](svc, ScriptedBackend(), "rawrag", "anything", None, None)
+
+
+def test_unloadable_cross_encoder_falls_back_with_the_reason():
+    from refind_desktop.rag.models import load_reranker
+
+    pytest.importorskip("sentence_transformers")
+    reranker, why = load_reranker("/nonexistent/cross-encoder")
+    assert reranker is None and "could not be loaded offline" in why
+    assert load_reranker("")[0] is None
+
+
+def test_hybrid_engine_fuses_dense_and_bm25_and_filters_both_sides(archive):
+    engine = HybridEngine(archive.index, archive.catalog, dense_for(archive), archive.tz)
+    # "tyres" only matches lexically in s:car; dense matches the same words
+    top = engine.search("winter tyres mechanic", options=SearchOptions(top_k=2, context_window=0))
+    assert top[0].session_id == "s:car"
+    # dense-only candidates exist (no lexical match for the made-up word, dense shares the others)
+    ranked = engine.candidates("basil sun zzzunknown")
+    assert ranked and archive.catalog.get_session_by_ord(ranked[0].sord).sid == "s:garden"
+    # seen-session exclusion and the time filter apply to the dense side too
+    seen = engine.candidates("basil garden tomatoes", exclude={"s:garden"})
+    assert all(archive.catalog.get_session_by_ord(r.sord).sid != "s:garden" for r in seen)
+    march = engine.candidates("basil garden tomatoes", date(2024, 3, 1), date(2024, 3, 31))
+    assert {archive.catalog.get_session_by_ord(r.sord).sid for r in march} <= {"s:trip"}
+
+
+def test_agent_over_the_hybrid_engine(archive):
+    def respond(messages, schema):
+        if schema is None:
+            return "New winter tyres [s:car turn 0]."
+        props = schema.get("properties", {})
+        if "relevant" in props:
+            return {"relevant": "tyres" in messages[-1].content}
+        if "action" in props:
+            return {"action": "finish_search", "keywords": []}
+        return {"keywords": ["winter", "tyres"]}
+
+    result = RAG_RUNNERS["hybrid"](archive, ScriptedBackend(responder=respond), "hybrid",
+                                   "what does my car need?", None, None)
+    assert result.mode == "hybrid" and ("s:car", 0) in result.citations
+    assert result.to_json()["trajectory"][0]["type"] == "search"
+
+
+def test_missing_sentence_transformers_names_the_extra(monkeypatch):
+    import sys
+
+    from refind_desktop.errors import MissingDependencyError
+    from refind_desktop.rag.models import Embedder
+
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)  # makes the import fail
+    with pytest.raises(MissingDependencyError, match=r"refind-desktop\[rag\]"):
+        Embedder("")
+
+
+def test_cli_offers_the_rag_modes_and_the_embed_command():
+    from refind_desktop.cli import build_parser
+
+    parser = build_parser()
+    assert parser.parse_args(["ask", "--mode", "rawrag", "q"]).mode == "rawrag"
+    assert parser.parse_args(["ask", "--mode", "hybrid", "q"]).mode == "hybrid"
+    assert parser.parse_args(["embed", "--rebuild"]).rebuild
+
+
+def test_hybrid_stays_lexical_while_nothing_is_embedded(svc, fake):
+    svc.ingestor.apply_sessions(ARCHIVE, "src", "generic")
+    engine = HybridEngine(svc.index, svc.catalog, dense_for(svc), svc.tz)
+    top = engine.search("winter tyres", options=SearchOptions(top_k=1))
+    assert top[0].session_id == "s:car" and fake.encoded == []  # no model call without vectors

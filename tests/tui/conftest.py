@@ -1,0 +1,111 @@
+"""TUI fixtures: a copy of the sample chats, a scripted model, and an app factory wired by build_services."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from refind_desktop.llm.scripted import ScriptedBackend
+from refind_desktop.services import build_services
+
+SAMPLES = Path(__file__).resolve().parents[2] / "refind_desktop" / "samples"
+LISBON = "chatgpt:c0ffee00-0000-4000-8000-000000000001"
+ANSWER = f"Your flight is TAP Air Portugal TP1351 on 14 May 2025 at 06:40 [{LISBON} turn 2]."
+
+
+def stage_of(schema: dict | None) -> str:
+    """Which controller step a call is, by its schema (None = the answer)."""
+    if schema is None:
+        return "answer"
+    props = set(schema.get("properties", {}))
+    if "relevant" in props:
+        return "judge"
+    if "indices" in props:
+        return "choose"
+    if "action" in props:
+        return "next"
+    return "query"
+
+
+def responder(gate: threading.Event | None = None, answer: str = ANSWER) -> Callable:
+    """A model that searches 'flight Lisbon', keeps what mentions TP1351, finishes and answers.
+
+    With `gate`, the query step waits for it (so a test can cancel a question in flight).
+    """
+    def respond(messages, schema):
+        stage = stage_of(schema)
+        if stage == "query":
+            if gate is not None:
+                gate.wait(10)
+            return {"keywords": ["flight", "Lisbon"]}
+        if stage == "judge":
+            return {"relevant": "TP1351" in messages[-1].content}
+        if stage == "next":
+            return {"action": "finish_search", "keywords": [], "date_from": None, "date_to": None}
+        return answer
+    return respond
+
+
+@pytest.fixture(autouse=True)
+def no_cursor_blink(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Steady screens for snapshots and less work in Pilot tests."""
+    from textual.widgets import Input
+
+    monkeypatch.setattr(Input, "cursor_blink", False)
+
+
+@pytest.fixture
+def chats(tmp_path: Path) -> Path:
+    """A writable copy of the bundled sample chats."""
+    folder = tmp_path / "chats"
+    shutil.copytree(SAMPLES, folder)
+    return folder
+
+
+@pytest.fixture
+def backend() -> ScriptedBackend:
+    """The scripted model every TUI test uses."""
+    return ScriptedBackend(responder())
+
+
+@pytest.fixture
+def make_app(chats: Path, backend: ScriptedBackend):
+    """RefindApp over build_services(), the sample folder and the scripted back end."""
+    made = []
+
+    def make(folder: Path | None = chats, **kwargs):
+        from refind_desktop.tui import RefindApp
+
+        svc = build_services()
+        kwargs.setdefault("backend_factory", lambda settings, progress=None: backend)
+        kwargs.setdefault("debounce", 0.2)
+        app = RefindApp(svc, folder=str(folder) if folder else None, **kwargs)
+        made.append(svc)
+        return app
+
+    yield make
+    for svc in made:
+        svc.close()
+
+
+async def wait_for(pilot, predicate: Callable[[], bool], timeout: float = 10.0) -> None:
+    """Let the app run until `predicate()` holds (workers post messages; the loop must turn)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not predicate():
+        if loop.time() > end:
+            raise AssertionError("condition not reached in time")
+        await pilot.pause(0.05)
+
+
+async def wait_indexed(pilot) -> None:
+    """Until the initial ingest finished and the status bar shows the totals."""
+    from refind_desktop.tui.widgets import StatusBar
+
+    bar = pilot.app.query_one(StatusBar)
+    await wait_for(pilot, lambda: bar.indexing is None and bar.stats.sessions > 0)

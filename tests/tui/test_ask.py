@@ -1,0 +1,147 @@
+"""Pilot tests of the ask tab: live trajectory, streamed answer, citations, Esc, failures, history."""
+
+from __future__ import annotations
+
+import threading
+
+from conftest import ANSWER, LISBON, responder, wait_for, wait_indexed
+from textual.widgets import Input, ListView
+
+from refind_desktop.agent import FinishEvent, NoteEvent, SearchEvent
+from refind_desktop.errors import BackendError
+from refind_desktop.llm.scripted import ScriptedBackend
+from refind_desktop.tui.messages import AgentStepped, AnswerStreamed, QuestionAnswered, WorkerFailed
+from refind_desktop.tui.screens import AskPane, ErrorModal, TranscriptScreen
+from refind_desktop.tui.widgets import AnswerView, TrajectoryView
+
+
+async def ask(pilot, question: str) -> AskPane:
+    pane = pilot.app.query_one(AskPane)
+    pilot.app.query_one("#question", Input).value = question
+    await pilot.press("enter")
+    return pane
+
+
+class TestAsk:
+    async def test_question_streams_trajectory_answer_and_citations(self, make_app):
+        seen = []
+        app = make_app()
+        async with app.run_test(size=(120, 40), message_hook=seen.append) as pilot:
+            await wait_indexed(pilot)
+            pane = await ask(pilot, "When is my flight to Lisbon?")
+            assert 1 in pane.records  # busy, input disabled, until the answer arrives
+            await wait_for(pilot, lambda: not pane.busy)
+            record = pane.records[1]
+            assert record.state == "done"
+            kinds = [type(e) for e in record.events]
+            assert kinds[0] is SearchEvent and NoteEvent in kinds and kinds[-1] is FinishEvent
+            search = record.events[0]
+            assert search.keywords == ["flight", "Lisbon"] and search.hits
+            # the view shows the same events, the answer and one citation per cited turn
+            assert pane.query_one(TrajectoryView).events == tuple(record.events)
+            view = pane.query_one(AnswerView)
+            assert view.answer == ANSWER and not view.streaming
+            assert view.citations == ((LISBON, 2, "Lisbon trip planning"),)
+            # messages: steps and streamed pieces arrived before the final answer
+            names = [type(m) for m in seen]
+            assert AgentStepped in names and AnswerStreamed in names
+            assert names.index(AnswerStreamed) < names.index(QuestionAnswered)
+            assert not pane.query_one("#question", Input).disabled
+
+    async def test_citation_opens_transcript_at_the_cited_turn(self, make_app):
+        app = make_app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait_indexed(pilot)
+            pane = await ask(pilot, "When is my flight to Lisbon?")
+            await wait_for(pilot, lambda: not pane.busy)
+            citations = pane.query_one("#citations", ListView)
+            citations.focus()
+            citations.index = 0
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, TranscriptScreen) and app.screen.loaded)
+            screen = app.screen
+            assert screen.session_id == LISBON and screen.highlight_turn == 2
+            cited = list(screen.query(".-cited"))
+            assert [w.id for w in cited] == ["turn-2"]
+            assert "TP1351" in str(cited[0].render())
+            await pilot.press("escape")
+            assert not isinstance(app.screen, TranscriptScreen)
+
+    async def test_escape_cancels_the_question_in_flight(self, make_app, backend):
+        gate = threading.Event()
+        backend.responder = responder(gate)
+        app = make_app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait_indexed(pilot)
+            pane = await ask(pilot, "When is my flight to Lisbon?")
+            await wait_for(pilot, lambda: len(backend.calls) == 1)  # the model is "thinking"
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: not pane.busy)
+            gate.set()
+            record = pane.records[1]
+            assert record.state == "cancelled"
+            box = pane.query_one("#question", Input)
+            assert box.value == "When is my flight to Lisbon?" and not box.disabled
+            await pilot.pause(0.3)
+            # the abandoned run stops at its next step and never reaches the answer
+            assert record.answer == "" and not any(c.streamed for c in backend.calls)
+            # the next question runs normally
+            backend.responder = responder()
+            await ask(pilot, "When is my flight to Lisbon?")
+            await wait_for(pilot, lambda: not pane.busy)
+            assert pane.records[2].state == "done"
+
+    async def test_failure_shows_error_and_restores_the_question(self, make_app):
+        def broken(settings, progress=None):
+            raise BackendError("the server at http://localhost:9 refused the connection; start it or pick "
+                               "the llama back end in Settings", "model back end error")
+        seen = []
+        app = make_app(backend_factory=broken)
+        async with app.run_test(size=(120, 40), message_hook=seen.append) as pilot:
+            await wait_indexed(pilot)
+            pane = await ask(pilot, "When is my flight to Lisbon?")
+            await wait_for(pilot, lambda: isinstance(app.screen, ErrorModal))
+            assert "refused the connection" in app.screen.message
+            assert any(isinstance(m, WorkerFailed) for m in seen)
+            assert pane.records[1].state == "failed" and not pane.busy
+            assert pane.query_one("#question", Input).value == "When is my flight to Lisbon?"
+            await pilot.press("escape")
+            assert not isinstance(app.screen, ErrorModal)
+
+    async def test_previous_questions_stay_browsable(self, make_app, backend):
+        app = make_app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait_indexed(pilot)
+            pane = await ask(pilot, "When is my flight to Lisbon?")
+            await wait_for(pilot, lambda: not pane.busy)
+            backend.responder = responder(answer="I found nothing about sourdough timing.")
+            await ask(pilot, "How long do I proof the sourdough?")
+            await wait_for(pilot, lambda: not pane.busy)
+            history = pane.query_one("#history", ListView)
+            assert len(history) == 2 and pane.shown == 2
+            history.focus()
+            history.index = 0
+            await pilot.press("enter")
+            assert pane.shown == 1
+            assert pane.query_one(AnswerView).answer == ANSWER
+
+    async def test_mode_and_backend_are_switchable(self, make_app):
+        made = []
+
+        def factory(settings, progress=None):
+            made.append(settings.backend)
+            return ScriptedBackend(responder())
+        app = make_app(backend_factory=factory)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait_indexed(pilot)
+            pane = app.query_one(AskPane)
+            pane.query_one("#ask-mode").value = "one-search"
+            pane.query_one("#ask-backend").value = "openai"
+            await pilot.pause()
+            assert app.settings.backend == "openai"
+            await ask(pilot, "When is my flight to Lisbon?")
+            await wait_for(pilot, lambda: not pane.busy)
+            record = pane.records[1]
+            assert record.mode == "one-search" and record.state == "done"
+            assert made == ["openai"]
+            assert [e.how for e in record.events if isinstance(e, NoteEvent)] == ["all"]

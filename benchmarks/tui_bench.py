@@ -71,7 +71,7 @@ def start_once(home: Path, folder: Path, settle: float) -> tuple[float, float, i
             now = time.perf_counter()
             if first is None and "Ask about your chats" in screen:
                 first = now
-            if first is not None and " sessions · " in screen and "indexing" not in screen \
+            if first is not None and " sessions · " in screen and "indexing…" not in screen \
                     and " 0 sessions" not in screen:
                 ready = now
             time.sleep(0.01)

@@ -48,9 +48,12 @@ def note_turns(notes: list[Note]) -> set[tuple[str, int]]:
 
 def answer_messages(notes: list[Note], question: str, now: datetime, budget: int) -> list[ChatMessage]:
     """System + user messages of the answer stage (history fitted to `budget` characters)."""
-    history = prompts.render_history(group_notes(notes), budget)
+    groups = group_notes(notes)
+    history = prompts.render_history(groups, budget)
+    sid, _, _, turns = groups[0]
+    hit = next((t for t, is_hit in turns if is_hit), turns[0][0])
     return [ChatMessage("system", prompts.ANSWER_SYSTEM),
-            ChatMessage("user", prompts.answer_prompt(history, question, now))]
+            ChatMessage("user", prompts.answer_prompt(history, question, now, f"[{sid} turn {hit.turn}]"))]
 
 
 def parse_citations(text: str, valid: set[tuple[str, int]]) -> list[tuple[str, int]]:

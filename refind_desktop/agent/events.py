@@ -55,7 +55,8 @@ class NoteEvent:
     saved: list[tuple[str, int]]
     """(session_id, hit turn) of each saved block."""
     how: str = "judged"
-    """"judged" (per-result decisions), "chosen" (one list from the model) or "all" (one-search)."""
+    """"judged" (per-result decisions), "chosen" (one list from the model), "all" (one-search) or
+    "fallback" (the controller saved nothing: the first search's top results were kept)."""
 
     def to_json(self) -> dict:
         """Plain dict."""

@@ -57,6 +57,10 @@ class AgentConfig:
     """Characters of notes in the answer prompt (None: from the model's context size)."""
     answer_max_tokens: int = 400
     digest_notes: int = 12
+    fallback_notes: int = 3
+    """When the controller saved nothing, keep this many top results of the first search as notes
+    (a small model often judges every result irrelevant; the answer stage still abstains when they do
+    not answer the question). 0 turns the fallback off."""
 
 
 @dataclass
@@ -85,6 +89,7 @@ class _Run:
     usage: Usage = field(default_factory=Usage)
     stage_usage: dict[str, Usage] = field(default_factory=lambda: {"controller": Usage(), "answer": Usage()})
     search_seconds: float = 0.0
+    first_blocks: list[Block] = field(default_factory=list)
 
 
 def _parse_day(value: Any, name: str) -> tuple[date | None, str | None]:
@@ -134,6 +139,11 @@ class Agent:
             self._one_search(run)
         else:
             self._loop(run)
+            if not run.notes and run.first_blocks and self.config.fallback_notes > 0:
+                keep = run.first_blocks[: self.config.fallback_notes]
+                run.notes.extend(Note(b, 1) for b in keep)
+                self._emit(run, NoteEvent(run.round, [b.rank for b in keep],
+                                          [(b.session_id, b.turn) for b in keep], "fallback"))
         answer, citations, abstained = self._answer(run)
         total = time.perf_counter() - t0
         return AgentResult(
@@ -184,6 +194,8 @@ class Agent:
         spent = time.perf_counter() - t0
         run.search_seconds += spent
         run.searches += 1
+        if run.searches == 1:
+            run.first_blocks = blocks
         self._emit(run, SearchEvent(run.round, action.keywords, action.date_from, action.date_to,
                                     self.options.top_k, [(b.rank, b.session_id, b.turn) for b in blocks],
                                     spent, blocks))
@@ -208,8 +220,8 @@ class Agent:
         yes: list[int] = []
         ok = True
         for i, record in enumerate(records, 1):
-            text = prompts.judge_prompt(run.head, record, run.round, i, len(blocks))
-            verdict = self._ask(run, "judge", text, JUDGE_SCHEMA, 12, lambda d: (bool(d["relevant"]), None))
+            verdict = self._ask(run, "judge", prompts.judge_prompt(run.question, record), JUDGE_SCHEMA, 12,
+                                lambda d: (d["answer"] == "yes", None), system=prompts.JUDGE_SYSTEM)
             if verdict is None:
                 ok = False
                 break
@@ -259,10 +271,10 @@ class Agent:
         return sorted(out), None
 
     def _ask(self, run: _Run, stage: str, text: str, schema: dict, max_tokens: int,
-             check: Callable[[Any], tuple[Any, str | None]]) -> Any:
+             check: Callable[[Any], tuple[Any, str | None]], system: str | None = None) -> Any:
         """One controller step: call, validate against the schema and the rules, retry a bounded number
         of times (each failure is a RetryEvent). None when it never became valid."""
-        base = [ChatMessage("system", self.system), ChatMessage("user", text)]
+        base = [ChatMessage("system", system or self.system), ChatMessage("user", text)]
         messages = base
         for attempt in range(1, self.config.max_retries + 2):
             raw = ""

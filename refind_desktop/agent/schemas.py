@@ -33,8 +33,8 @@ def next_schema(dates: bool) -> dict:
     return _obj(props)
 
 
-JUDGE_SCHEMA = _obj({"relevant": {"type": "boolean"}})
-"""One search result: might it help answer the question?"""
+JUDGE_SCHEMA = _obj({"answer": {"type": "string", "enum": ["yes", "no"]}})
+"""One search result: is it related to the question?"""
 
 
 def choose_schema(k: int) -> dict:

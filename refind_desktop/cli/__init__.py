@@ -9,6 +9,7 @@ import sys
 from .. import __version__
 from ..errors import RefindError
 
+DEFAULT_COMMAND = ["tui"]  # what plain `refind` runs: the terminal app
 COMMAND_MODULES = ("core", "ask", "embed", "models", "evalcmd", "bench", "watch", "tui", "demo")
 
 
@@ -36,11 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
-        default = getattr(parser, "_refind_default", None)
-        if default is None:
-            parser.print_help()
-            return 0
-        args = parser.parse_args(default)
+        args = parser.parse_args(DEFAULT_COMMAND)
     from ..index.lock import set_process_label
 
     set_process_label(f"refind {args.command}" if args.command else "refind (app)")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from ..errors import ConfigError
@@ -16,18 +15,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="chat folder to index and watch for this run (default: the configured one)")
     p.add_argument("--no-watch", action="store_true", help="index once, do not watch the folder")
     p.set_defaults(func=cmd_tui)
-    root = _root_parser(sub)
-    if root is not None:
-        root._refind_default = ["tui"]  # read by cli.main() when no command is given
-
-
-def _root_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser | None:
-    """The parser that owns `sub` (argparse keeps no link back, so look at build_parser's frame)."""
-    frame = sys._getframe(2)
-    parser = frame.f_locals.get("parser")
-    if isinstance(parser, argparse.ArgumentParser) and sub in parser._actions:
-        return parser
-    return None
 
 
 def cmd_tui(args: argparse.Namespace) -> int:

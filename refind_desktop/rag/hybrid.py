@@ -57,18 +57,18 @@ class HybridEngine(SearchEngine):
 
     def candidates(self, keywords: str, date_from: date | None = None, date_to: date | None = None,
                    exclude: set[str] | frozenset[str] = frozenset(),
-                   options: SearchOptions = SearchOptions()) -> list[RankedTurn]:
-        """Four-way fused candidates (BM25 pool plus the turns of the best dense windows)."""
+                   options: SearchOptions = SearchOptions(), limit: int | None = None) -> list[RankedTurn]:
+        """Four-way fused candidates (BM25 pool plus the turns of the best dense windows), best first."""
         bm25 = super().candidates(keywords, date_from, date_to, exclude, options.with_(rrf=False))
         if not keywords.strip():
-            return bm25
+            return bm25[:limit]
         excluded = set(self.catalog.sid_to_ords(sorted(exclude))) if options.session_dedup and exclude else None
         allowed = None
         if options.temporal and (date_from or date_to):
             def allowed(pairs: list[tuple[int, int]]) -> set[tuple[int, int]]:
                 return self._in_range(pairs, date_from, date_to)
         turn_rank, session_rank, _ = self.dense.turn_ranks(keywords, DENSE_POOL, excluded, allowed)
-        return rrf4(bm25, turn_rank, session_rank, options.rrf_k)
+        return rrf4(bm25, turn_rank, session_rank, options.rrf_k)[:limit]
 
     def _in_range(self, pairs: list[tuple[int, int]], date_from: date | None,
                   date_to: date | None) -> set[tuple[int, int]]:

@@ -261,8 +261,11 @@ class RefindApp(App[None]):
         self.acquire_backend(cancel)
 
     def on_model_progressed(self, message: ModelProgressed) -> None:
-        pct = f" {100 * message.done // message.total}%" if message.total else "…"
-        self.query_one(StatusBar).model = f"loading{pct}"
+        if message.total and message.done < message.total:
+            state = f"preparing {100 * message.done // message.total}%"
+        else:
+            state = "loading…"
+        self.query_one(StatusBar).model = state
         self.query_one(AskPane).model_progress = (message.done, message.total)
 
     def on_backend_ready(self, message: BackendReady) -> None:

@@ -49,7 +49,7 @@ def stage_of(schema: dict | None) -> str:
     if schema is None:
         return "answer"
     props = set(schema.get("properties", {}))
-    if "relevant" in props:
+    if "answer" in props:
         return "judge"
     if "indices" in props:
         return "choose"

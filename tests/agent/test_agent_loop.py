@@ -52,7 +52,7 @@ def test_dedup_across_rounds_and_notes_survive_later_searches(svc):
                      {"action": "finish_search", "keywords": [], "date_from": None, "date_to": None}])
     backend = ScriptedBackend(by_stage(
         query={"keywords": ["umbrella"]},
-        judge=lambda text: {"relevant": "Louvre" in text or "umbrella shopping" in text},
+        judge=lambda text: {"answer": "yes" if "Louvre" in text or "umbrella shopping" in text else "no"},
         next=lambda _: next(searches),
         answer="The red umbrella cost 30 euros [s:paris turn 2]."))
     result = Agent(svc.engine, backend, options=svc.search_options(top_k=2)).run("umbrella price?", NOW)
@@ -76,7 +76,7 @@ def test_dedup_across_rounds_and_notes_survive_later_searches(svc):
 def test_search_cap_is_four(svc):
     backend = ScriptedBackend(by_stage(
         query={"keywords": ["the"]},
-        judge={"relevant": False},
+        judge={"answer": "no"},
         next={"action": "search_chatrecord", "keywords": ["umbrella", "bike", "report", "tomatoes"],
               "date_from": None, "date_to": None},
         answer="unused"))
@@ -104,7 +104,7 @@ def test_malformed_actions_are_bounded_retries(svc):
 
 
 def test_bad_dates_and_then_a_valid_action(svc):
-    backend = ScriptedBackend(by_stage(judge={"relevant": True}, answer="ok [s:bike turn 0]")).enqueue(
+    backend = ScriptedBackend(by_stage(judge={"answer": "yes"}, answer="ok [s:bike turn 0]")).enqueue(
         {"keywords": ["bike"]})
     nexts = iter([
         {"action": "search_chatrecord", "keywords": ["bike"], "date_from": "2024-13-01", "date_to": None},
@@ -115,7 +115,7 @@ def test_bad_dates_and_then_a_valid_action(svc):
          "date_to": "2024-02-28"},
         {"action": "finish_search", "keywords": [], "date_from": None, "date_to": None},
     ])
-    backend.responder = by_stage(judge={"relevant": True}, next=lambda _: next(nexts), answer="ok")
+    backend.responder = by_stage(judge={"answer": "yes"}, next=lambda _: next(nexts), answer="ok")
     result = Agent(svc.engine, backend, config=AgentConfig(max_retries=3)).run("bike?", NOW)
     reasons = [e.reason for e in result.trajectory if isinstance(e, RetryEvent)]
     assert len(reasons) == 3 and "not a date" in reasons[0] and "after date_to" in reasons[1]
@@ -142,7 +142,7 @@ def test_citations_only_count_when_they_point_into_the_notes(svc):
     answer = ("It was 30 euros [s:paris turn 2]; see also [s:paris, turn 1] and [session s:paris turn 3; "
               "s:bike turn 0] and [s:paris turn 99] and [s:nope turn 1].")
     backend = ScriptedBackend(by_stage(
-        query={"keywords": ["umbrella", "euros"]}, judge=lambda t: {"relevant": "Louvre" in t},
+        query={"keywords": ["umbrella", "euros"]}, judge=lambda t: {"answer": "yes" if "Louvre" in t else "no"},
         next={"action": "finish_search", "keywords": [], "date_from": None, "date_to": None}, answer=answer))
     result = Agent(svc.engine, backend).run("umbrella price?", NOW)
     assert result.noted_sessions == ["s:paris"]
@@ -164,7 +164,7 @@ def test_batch_take_note_validates_indices(svc):
 
 def test_streamed_tokens_and_answer_event(svc):
     backend = ScriptedBackend(by_stage(
-        query={"keywords": ["bike"]}, judge={"relevant": True},
+        query={"keywords": ["bike"]}, judge={"answer": "yes"},
         next={"action": "finish_search", "keywords": [], "date_from": None, "date_to": None},
         answer="A blue Trek [s:bike turn 0]"))
     events = []
@@ -183,7 +183,7 @@ def test_one_search_and_generic_modes(svc):
     assert kinds(one) == ["search", "note", "finish"] and one.trajectory[-1].reason == "one-search"
     assert len(one.notes) == len(one.searches[0].hits) > 0
     backend = ScriptedBackend(by_stage(
-        query={"keywords": ["umbrella"]}, judge={"relevant": True},
+        query={"keywords": ["umbrella"]}, judge={"answer": "yes"},
         next={"action": "search_chatrecord", "keywords": ["umbrella"]}, answer="x"))
     gen = Agent(svc.engine, backend, mode="generic").run("umbrella?", NOW)
     assert gen.searches[0].hits[0] == gen.searches[1].hits[0]  # no seen-session exclusion
@@ -195,7 +195,7 @@ def test_one_search_and_generic_modes(svc):
 
 def test_cancel_stops_between_steps(svc):
     cancel = threading.Event()
-    backend = ScriptedBackend(by_stage(query={"keywords": ["umbrella"]}, judge={"relevant": True}))
+    backend = ScriptedBackend(by_stage(query={"keywords": ["umbrella"]}, judge={"answer": "yes"}))
 
     def on_event(e):
         if isinstance(e, SearchEvent):
@@ -207,7 +207,7 @@ def test_cancel_stops_between_steps(svc):
 
 def test_result_json_shape(svc):
     backend = ScriptedBackend(by_stage(
-        query={"keywords": ["umbrella"]}, judge={"relevant": True},
+        query={"keywords": ["umbrella"]}, judge={"answer": "yes"},
         next={"action": "finish_search", "keywords": [], "date_from": None, "date_to": None},
         answer="30 euros [s:paris turn 2]"))
     data = Agent(svc.engine, backend).run("umbrella price?", NOW).to_json()
@@ -245,7 +245,27 @@ def test_answer_prompt_over_context_is_shrunk_and_retried(svc):
             raise BackendError("Requested tokens (9000) exceed context window of 8192")
         return "30 euros [s:paris turn 2]"
     backend = ScriptedBackend(by_stage(
-        query={"keywords": ["umbrella"]}, judge={"relevant": True},
+        query={"keywords": ["umbrella"]}, judge={"answer": "yes"},
         next={"action": "finish_search", "keywords": [], "date_from": None, "date_to": None}, answer=answer))
     result = Agent(svc.engine, backend, config=AgentConfig(answer_chars=8000)).run("umbrella?", NOW)
     assert result.answer == "30 euros [s:paris turn 2]" and len(sizes) == 2
+
+
+def test_fallback_keeps_first_results_when_the_controller_saves_nothing(svc):
+    backend = ScriptedBackend(by_stage(
+        query={"keywords": ["umbrella"]}, judge={"answer": "no"},
+        next={"action": "finish_search", "keywords": [], "date_from": None, "date_to": None},
+        answer="The umbrella was bought at the Louvre shop [s:paris turn 1]."))
+    result = Agent(svc.engine, backend, config=AgentConfig(fallback_notes=2)).run("umbrella?", NOW)
+    first = result.searches[0].hits
+    note = [e for e in result.trajectory if isinstance(e, NoteEvent)]
+    assert len(note) == 1 and note[0].how == "fallback"
+    assert note[0].saved == [(sid, turn) for _, sid, turn in first[:2]]
+    assert len(result.notes) == 2 and not result.abstained
+    assert any(stage_of(c.schema) == "answer" for c in backend.calls)
+    # with the fallback off, the same run abstains without asking the answer model
+    backend = ScriptedBackend(by_stage(
+        query={"keywords": ["umbrella"]}, judge={"answer": "no"},
+        next={"action": "finish_search", "keywords": [], "date_from": None, "date_to": None}, answer="x"))
+    result = Agent(svc.engine, backend, config=AgentConfig(fallback_notes=0)).run("umbrella?", NOW)
+    assert result.abstained and result.notes == []

@@ -48,5 +48,5 @@ def test_local_model_answers_an_easy_question(local_backend):
     assert "s:bike" in result.noted_sessions
     assert result.answer and not result.abstained
     noted = {(n.block.session_id, t.turn) for n in result.notes for t in n.block.turns}
-    assert result.citations and set(result.citations) <= noted
-    assert time.perf_counter() - t0 < 90
+    assert result.citations and set(result.citations) <= noted, result.answer
+    assert time.perf_counter() - t0 < 300  # ~30-90 s on 2 idle cores; generous for shared CI machines

@@ -246,7 +246,10 @@ class AskPane(Vertical):
     def watch_busy(self, busy: bool) -> None:
         self.set_class(busy, "-busy")
         self.refresh_bindings()
+        focused = self.screen.focused
         self.query_one("#question", Input).disabled = busy
+        if focused is not None and self not in focused.ancestors_with_self:
+            return  # the user is on another tab: leave the focus there
         if busy:
             self.query_one("#ask-main", VerticalScroll).focus()  # keeps Esc (cancel) in this pane
         else:

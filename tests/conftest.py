@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import platformdirs
 import pytest
+
+from refind_desktop.errors import MissingDependencyError
+from refind_desktop.llm import catalog
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -25,3 +29,31 @@ def refind_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def fixtures() -> Path:
     """Folder of the project's own test fixtures."""
     return FIXTURES
+
+
+def _cache_dir() -> Path:
+    import os
+
+    value = os.environ.get(catalog.CACHE_ENV)
+    return Path(value).expanduser() if value else Path(platformdirs.user_cache_dir("refind-desktop")) / "test-models"
+
+
+@pytest.fixture(scope="session")
+def model_cache() -> Path:
+    """Folder shared by all tests (and sessions) that holds the assembled embedded model."""
+    folder = _cache_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def embedded_gguf(model_cache: Path) -> Path:
+    """Path of the verified embedded GGUF (assembled on first use)."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv(catalog.CACHE_ENV, str(model_cache))
+    try:
+        return catalog.embedded_model_path()
+    except MissingDependencyError as exc:
+        pytest.skip(f"embedded model parts not installed: {exc.message}")
+    finally:
+        mp.undo()

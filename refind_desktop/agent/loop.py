@@ -139,11 +139,6 @@ class Agent:
             self._one_search(run)
         else:
             self._loop(run)
-            if not run.notes and run.first_blocks and self.config.fallback_notes > 0:
-                keep = run.first_blocks[: self.config.fallback_notes]
-                run.notes.extend(Note(b, 1) for b in keep)
-                self._emit(run, NoteEvent(run.round, [b.rank for b in keep],
-                                          [(b.session_id, b.turn) for b in keep], "fallback"))
         answer, citations, abstained = self._answer(run)
         total = time.perf_counter() - t0
         return AgentResult(
@@ -238,6 +233,11 @@ class Agent:
         self._emit(run, NoteEvent(run.round, indices, [(b.session_id, b.turn) for b in saved], how))
 
     def _finish(self, run: _Run, reason: str) -> None:
+        if not run.notes and run.first_blocks and self.config.fallback_notes > 0:
+            keep = run.first_blocks[: self.config.fallback_notes]
+            run.notes.extend(Note(b, 1) for b in keep)
+            self._emit(run, NoteEvent(run.round, [b.rank for b in keep],
+                                      [(b.session_id, b.turn) for b in keep], "fallback"))
         self._emit(run, FinishEvent(run.round, reason, run.searches, len(run.notes)))
 
     # ---- controller outputs -------------------------------------------------------------------

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import time
-
 import pytest
 from conftest import day, session
 
@@ -16,16 +13,11 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def local_backend(tmp_path_factory):
+def local_backend(embedded_gguf):
     pytest.importorskip("llama_cpp")
     from refind_desktop.llm.factory import make_backend
 
-    cache = os.environ.get("REFIND_MODEL_CACHE") or str(tmp_path_factory.mktemp("model-cache"))
-    os.environ["REFIND_MODEL_CACHE"] = cache
-    try:
-        return make_backend(Settings(n_ctx=2048, n_threads=2), backend="llama")
-    except Exception as exc:  # no embedded model parts installed: nothing to test here
-        pytest.skip(f"embedded model unavailable: {exc}")
+    return make_backend(Settings(model=str(embedded_gguf), n_ctx=2048, n_threads=2), backend="llama")
 
 
 def test_local_model_answers_an_easy_question(local_backend):
@@ -36,7 +28,6 @@ def test_local_model_answers_an_easy_question(local_backend):
         session("s:soup", day(1, 5), "I cooked tomato soup for dinner with basil."),
         session("s:work", day(3, 1), "My quarterly report is due on Friday."),
     ], "real-model-test", "generic")
-    t0 = time.perf_counter()
     result = Agent(svc.engine, local_backend, options=svc.search_options(),
                    config=AgentConfig(max_searches=2, answer_max_tokens=80)).run(
         "What brand is the bike I bought?", day(3, 15))
@@ -49,4 +40,3 @@ def test_local_model_answers_an_easy_question(local_backend):
     assert result.answer and not result.abstained
     noted = {(n.block.session_id, t.turn) for n in result.notes for t in n.block.turns}
     assert result.citations and set(result.citations) <= noted, result.answer
-    assert time.perf_counter() - t0 < 300  # ~30-90 s on 2 idle cores; generous for shared CI machines

@@ -97,8 +97,8 @@ def test_agent_over_the_hybrid_engine(archive):
         if schema is None:
             return "New winter tyres [s:car turn 0]."
         props = schema.get("properties", {})
-        if "relevant" in props:
-            return {"relevant": "tyres" in messages[-1].content}
+        if "answer" in props:
+            return {"answer": "yes" if "tyres" in messages[-1].content else "no"}
         if "action" in props:
             return {"action": "finish_search", "keywords": []}
         return {"keywords": ["winter", "tyres"]}

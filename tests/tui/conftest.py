@@ -23,7 +23,7 @@ def stage_of(schema: dict | None) -> str:
     if schema is None:
         return "answer"
     props = set(schema.get("properties", {}))
-    if "relevant" in props:
+    if "answer" in props:
         return "judge"
     if "indices" in props:
         return "choose"
@@ -44,7 +44,7 @@ def responder(gate: threading.Event | None = None, answer: str = ANSWER) -> Call
                 gate.wait(10)
             return {"keywords": ["flight", "Lisbon"]}
         if stage == "judge":
-            return {"relevant": "TP1351" in messages[-1].content}
+            return {"answer": "yes" if "TP1351" in messages[-1].content else "no"}
         if stage == "next":
             return {"action": "finish_search", "keywords": [], "date_from": None, "date_to": None}
         return answer

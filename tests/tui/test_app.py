@@ -104,7 +104,9 @@ class TestShell:
 
 def test_plain_refind_opens_the_app():
     parser = build_parser()
-    assert parser._refind_default == ["tui"]
+    from refind_desktop.cli import DEFAULT_COMMAND
+
+    assert DEFAULT_COMMAND == ["tui"]
     args = parser.parse_args(["tui", "--folder", "x"])
     assert args.func.__module__ == "refind_desktop.cli.tui"
 

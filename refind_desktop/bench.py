@@ -230,10 +230,12 @@ def bench_chatgpt_rss(work: Path, target_mb: int, log: Log) -> dict:
         f"in {time.perf_counter() - t0:.0f}s")
     env = dict(os.environ, REFIND_HOME=str(work / "gpt-home"))
     t0 = time.perf_counter()
-    # the child reports its own peak RSS (RUSAGE_CHILDREN would count the pre-exec fork image)
+    # The child reports its own peak RSS from /proc/self/status VmHWM: getrusage's ru_maxrss is kept
+    # across fork+exec on Linux, so it would report this (large) benchmark process instead.
     code = ("import resource, sys; from refind_desktop.cli import main; rc = main(sys.argv[1:]); "
-            "print('PEAK_RSS_KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); "
-            "sys.exit(rc)")
+            "hwm = [l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM')] "
+            "if sys.platform == 'linux' else [resource.getrusage(resource.RUSAGE_SELF).ru_maxrss]; "
+            "print('PEAK_RSS_KB', hwm[0], file=sys.stderr); sys.exit(rc)")
     proc = subprocess.run([sys.executable, "-c", code, "ingest", "--json", str(export)],
                           env=env, capture_output=True, text=True)
     dt = time.perf_counter() - t0

@@ -55,7 +55,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dataset", choices=("longmemeval", "locomo"), required=True)
     p.add_argument("--data", type=Path, required=True, metavar="FILE", help="benchmark JSON or JSON.gz")
-    p.add_argument("--limit", type=int, default=None, metavar="N", help="first N questions only")
+    p.add_argument("--limit", type=int, default=None, metavar="N", help="N questions only (see --sample)")
+    p.add_argument("--sample", choices=("first", "stratified"), default="first",
+                   help="with --limit: the first N, or N round-robin across LongMemEval question types")
     p.add_argument("--out", type=Path, default=None, metavar="DIR",
                    help="results folder: per-question JSONL (resumable), JSON, Markdown, PNG")
     p.add_argument("--json", action="store_true", help="print the summary JSON")
@@ -69,7 +71,7 @@ def cmd_retrieval(args: argparse.Namespace) -> int:
     from ..eval.retrieval import run_retrieval
 
     summary = run_retrieval(args.dataset, args.data, args.modes or list(DEFAULT_MODES), args.k, args.limit,
-                            args.out, args.workers, quiet=args.quiet)
+                            args.out, args.workers, quiet=args.quiet, sample=args.sample)
     if args.json:
         print_json(summary)
     else:
@@ -91,7 +93,7 @@ def cmd_qa(args: argparse.Namespace) -> int:
     settings = load_settings()
     summary = run_qa(args.dataset, args.data, settings, runner=runner, mode=args.mode, backend=args.backend,
                      model=args.model, judge=args.judge, judge_model=args.judge_model, limit=args.limit,
-                     out=args.out, workers=args.workers, quiet=args.quiet)
+                     out=args.out, workers=args.workers, quiet=args.quiet, sample=args.sample)
     if args.json:
         print_json(summary)
     else:

@@ -81,18 +81,41 @@ def _items(path: Path) -> Iterator[Any]:
             raise ParseError(f"{path}: cannot read the benchmark file ({' '.join(str(exc).split())})") from exc
 
 
+def stratified_picks(path: Path, limit: int) -> set[int]:
+    """Item numbers (1-based) of `limit` LongMemEval questions taken round-robin across question
+    types, in file order within a type (so a small run covers every type, not just the first)."""
+    by_type: dict[str, list[int]] = {}
+    for n, item in enumerate(_items(Path(path)), start=1):
+        qtype = str(item.get("question_type") or "unknown") if isinstance(item, dict) else "unknown"
+        by_type.setdefault(qtype, []).append(n)
+    picks: list[int] = []
+    queues = list(by_type.values())
+    while len(picks) < limit and any(queues):
+        for q in queues:
+            if q and len(picks) < limit:
+                picks.append(q.pop(0))
+    return set(picks)
+
+
 def load_units(dataset: str, path: Path, limit: int | None = None,
-               tz: tzinfo = UTC) -> Iterator[EvalUnit]:
-    """Stream the eval units of a benchmark file; `limit` caps the number of questions."""
+               tz: tzinfo = UTC, sample: str = "first") -> Iterator[EvalUnit]:
+    """Stream the eval units of a benchmark file; `limit` caps the number of questions.
+
+    `sample="stratified"` (LongMemEval only) takes the `limit` questions round-robin across types.
+    """
     if dataset not in DATASETS:
         raise ConfigError(f"unknown dataset {dataset!r}; choose one of {', '.join(DATASETS)}")
     if not Path(path).exists():
         raise ConfigError(f"benchmark file {path} does not exist")
     loader = _longmemeval_unit if dataset == "longmemeval" else _locomo_unit
     left = limit if limit and limit > 0 else None
+    picks = (stratified_picks(Path(path), left)
+             if sample == "stratified" and left is not None and dataset == "longmemeval" else None)
     for n, item in enumerate(_items(Path(path)), start=1):
         if left is not None and left <= 0:
             return
+        if picks is not None and n not in picks:
+            continue
         unit = loader(Path(path), item, n, tz)
         if unit is None:
             continue

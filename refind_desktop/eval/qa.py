@@ -73,7 +73,7 @@ def answer_question(svc, backend, runner: Runner, mode: str, dataset: str, q: Ev
 def run_qa(dataset: str, data: Path, settings: Settings, runner: Runner, mode: str = "refind",
            backend: str | None = None, model: str | None = None, judge: str = "exact",
            judge_model: str | None = None, limit: int | None = None, out: Path | None = None,
-           workers: int | None = None, quiet: bool = False) -> dict:
+           workers: int | None = None, quiet: bool = False, sample: str = "first") -> dict:
     """Answer every question (resuming from the cache in `out`), judge, and summarize."""
     label = _label(backend, model, settings)
     kind = label.split("-", 1)[0]
@@ -87,7 +87,7 @@ def run_qa(dataset: str, data: Path, settings: Settings, runner: Runner, mode: s
     bar = ProgressLine(f"eval qa {dataset} {mode}", quiet)
     order: list[str] = []
     units: list[tuple[EvalUnit, list[EvalQuestion]]] = []
-    for unit in load_units(dataset, data, limit):
+    for unit in load_units(dataset, data, limit, sample=sample):
         order += [q.qid for q in unit.questions]
         todo = [q for q in unit.questions if (r := cache.get(q.qid)) is None or "error" in r]
         if todo:

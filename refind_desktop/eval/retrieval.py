@@ -68,8 +68,9 @@ def score_unit(dataset: str, unit: EvalUnit, modes: list[str], ks: tuple[int, ..
 
 
 def _units_todo(dataset: str, data: Path, limit: int | None, modes: list[str], ks: tuple[int, ...],
-                cache: ResultCache, order: list[str]) -> Iterator[tuple[EvalUnit, dict[str, list[str]]]]:
-    for unit in load_units(dataset, data, limit):
+                cache: ResultCache, order: list[str],
+                sample: str = "first") -> Iterator[tuple[EvalUnit, dict[str, list[str]]]]:
+    for unit in load_units(dataset, data, limit, sample=sample):
         todo: dict[str, list[str]] = {}
         for q in unit.questions:
             order.append(q.qid)
@@ -82,7 +83,8 @@ def _units_todo(dataset: str, data: Path, limit: int | None, modes: list[str], k
 
 def run_retrieval(dataset: str, data: Path, modes: list[str], ks: tuple[int, ...] = DEFAULT_KS,
                   limit: int | None = None, out: Path | None = None, workers: int = 2,
-                  log: Callable[[str], None] | None = None, quiet: bool = False) -> dict:
+                  log: Callable[[str], None] | None = None, quiet: bool = False,
+                  sample: str = "first") -> dict:
     """Score every question with every mode plus the bm25s anchor; returns the summary JSON."""
     modes = list(dict.fromkeys([*modes, ANCHOR]))
     for name in modes:
@@ -103,7 +105,7 @@ def run_retrieval(dataset: str, data: Path, modes: list[str], ks: tuple[int, ...
             done += 1
         bar.update(done, limit, records[-1]["qid"] if records else "")
 
-    units = _units_todo(dataset, data, limit, modes, ks, cache, order)
+    units = _units_todo(dataset, data, limit, modes, ks, cache, order, sample)
     try:
         if workers <= 1:
             for unit, todo in units:

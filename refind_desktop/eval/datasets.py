@@ -81,9 +81,9 @@ def _items(path: Path) -> Iterator[Any]:
             raise ParseError(f"{path}: cannot read the benchmark file ({' '.join(str(exc).split())})") from exc
 
 
-def stratified_picks(path: Path, limit: int) -> set[int]:
+def stratified_picks(path: Path, limit: int) -> list[int]:
     """Item numbers (1-based) of `limit` LongMemEval questions taken round-robin across question
-    types, in file order within a type (so a small run covers every type, not just the first)."""
+    types, in that round-robin order (so a small or interrupted run covers every type)."""
     by_type: dict[str, list[int]] = {}
     for n, item in enumerate(_items(Path(path)), start=1):
         qtype = str(item.get("question_type") or "unknown") if isinstance(item, dict) else "unknown"
@@ -94,7 +94,7 @@ def stratified_picks(path: Path, limit: int) -> set[int]:
         for q in queues:
             if q and len(picks) < limit:
                 picks.append(q.pop(0))
-    return set(picks)
+    return picks
 
 
 def load_units(dataset: str, path: Path, limit: int | None = None,
@@ -109,13 +109,17 @@ def load_units(dataset: str, path: Path, limit: int | None = None,
         raise ConfigError(f"benchmark file {path} does not exist")
     loader = _longmemeval_unit if dataset == "longmemeval" else _locomo_unit
     left = limit if limit and limit > 0 else None
-    picks = (stratified_picks(Path(path), left)
-             if sample == "stratified" and left is not None and dataset == "longmemeval" else None)
+    if sample == "stratified" and left is not None and dataset == "longmemeval":
+        picks = stratified_picks(Path(path), left)
+        chosen = {n: item for n, item in enumerate(_items(Path(path)), start=1) if n in set(picks)}
+        for n in picks:  # round-robin order: the first questions done already span the types
+            unit = loader(Path(path), chosen[n], n, tz)
+            if unit is not None:
+                yield unit
+        return
     for n, item in enumerate(_items(Path(path)), start=1):
         if left is not None and left <= 0:
             return
-        if picks is not None and n not in picks:
-            continue
         unit = loader(Path(path), item, n, tz)
         if unit is None:
             continue

@@ -21,8 +21,8 @@ def test_stratified_picks_round_robin_across_types(tmp_path: Path):
              _item("b2", "B")]
     path = tmp_path / "lme.json"
     path.write_text(json.dumps(items))
-    assert stratified_picks(path, 4) == {1, 4, 5, 2}  # A, B, C, then A again
+    assert stratified_picks(path, 4) == [1, 4, 5, 2]  # A, B, C, then A again
     got = [q.qid for u in load_units("longmemeval", path, 4, sample="stratified") for q in u.questions]
-    assert got == ["a1", "a2", "b1", "c1"]  # file order among the picks
+    assert got == ["a1", "b1", "c1", "a2"]  # round-robin order
     first = [q.qid for u in load_units("longmemeval", path, 4) for q in u.questions]
     assert first == ["a1", "a2", "a3", "b1"]

@@ -52,7 +52,9 @@ def test_ask_in_a_real_terminal(chats: Path, refind_home: Path):
         screen_until(session, lambda s: "6 sessions" in s and "18 turns" in s)
         tmux("send-keys", "-t", session, "-l", "When is my flight to Lisbon?")
         tmux("send-keys", "-t", session, "Enter")
-        text = screen_until(session, lambda s: "TP1351 on 14 May" in s and "Sources" in s)
+        # the answer text streams first; the citation list renders just after it, so wait for both
+        text = screen_until(session, lambda s: "TP1351 on 14 May" in s and "Sources" in s
+                            and "Lisbon trip planning — turn" in s)
         assert "search flight, Lisbon" in text and "→ 1 hit" in text
         assert "Lisbon trip planning — turn 2" in text
         tmux("send-keys", "-t", session, "C-q")  # quits; the tmux session ends with the app

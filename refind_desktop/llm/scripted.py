@@ -100,3 +100,17 @@ class ScriptedBackend:
         for i, piece in enumerate(pieces):
             yield piece if i == len(pieces) - 1 else piece + " "
         yield Completion(text=text, usage=self._usage(messages, text))
+
+
+def stage_of(schema: dict | None) -> str:
+    """Which agent step a scripted call is, judged by its schema (None = the answer); for test responders."""
+    if schema is None:
+        return "answer"
+    props = set(schema.get("properties", {}))
+    if "answer" in props:
+        return "judge"
+    if "indices" in props:
+        return "choose"
+    if "action" in props:
+        return "next"
+    return "query"

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from refind_desktop.llm.scripted import stage_of  # noqa: F401 - the test modules import it from here
 from refind_desktop.services import build_services
 from refind_desktop.types import Session, Turn
 
@@ -42,20 +43,6 @@ def svc():
     services.ingestor.apply_sessions(ARCHIVE, "agent-tests", "generic")
     yield services
     services.close()
-
-
-def stage_of(schema: dict | None) -> str:
-    """Which controller step a call is, by its schema (None = the answer)."""
-    if schema is None:
-        return "answer"
-    props = set(schema.get("properties", {}))
-    if "answer" in props:
-        return "judge"
-    if "indices" in props:
-        return "choose"
-    if "action" in props:
-        return "next"
-    return "query"
 
 
 def by_stage(**handlers: Callable | object) -> Callable:

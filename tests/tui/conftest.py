@@ -10,26 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from refind_desktop.llm.scripted import ScriptedBackend
+from refind_desktop.llm.scripted import ScriptedBackend, stage_of
 from refind_desktop.services import build_services
 
 SAMPLES = Path(__file__).resolve().parents[2] / "refind_desktop" / "samples"
 LISBON = "chatgpt:c0ffee00-0000-4000-8000-000000000001"
 ANSWER = f"Your flight is TAP Air Portugal TP1351 on 14 May 2025 at 06:40 [{LISBON} turn 2]."
-
-
-def stage_of(schema: dict | None) -> str:
-    """Which controller step a call is, by its schema (None = the answer)."""
-    if schema is None:
-        return "answer"
-    props = set(schema.get("properties", {}))
-    if "answer" in props:
-        return "judge"
-    if "indices" in props:
-        return "choose"
-    if "action" in props:
-        return "next"
-    return "query"
 
 
 def responder(gate: threading.Event | None = None, answer: str = ANSWER) -> Callable:

@@ -25,7 +25,7 @@ DEFAULT_DATA = Path("/work/shared/benchmarks/longmemeval_s_dev.json.gz")
 def pick(items: list[dict], n: int, how: str, offset: int) -> list[dict]:
     """The first n questions, or n taken round-robin over question types (stratified)."""
     if how == "first":
-        return items[offset: offset + n]
+        return items[offset : offset + n]
     by_type: dict[str, list[dict]] = defaultdict(list)
     for it in items:
         by_type[it["question_type"]].append(it)
@@ -62,46 +62,79 @@ def run_one(item: dict, backend, mode: str, max_searches: int, judge: str) -> di
         svc.ingestor.apply_sessions(load_sessions(item, Path(home)), "lme", "longmemeval")
         index_s = time.perf_counter() - t0
         now = parse_date(item["question_date"], UTC)
-        agent = Agent(svc.engine, backend, mode=mode, options=svc.search_options(),
-                      config=AgentConfig(max_searches=max_searches, judge=judge))
+        agent = Agent(
+            svc.engine,
+            backend,
+            mode=mode,
+            options=svc.search_options(),
+            config=AgentConfig(max_searches=max_searches, judge=judge),
+        )
         result = agent.run(item["question"], now=now)
         svc.close()
     gold = {f"lme:{s}" for s in item.get("answer_session_ids", [])}
     noted = set(result.noted_sessions)
     u = result.usage
     return {
-        "question_id": item["question_id"], "type": item["question_type"], "question": item["question"],
-        "gold_answer": str(item["answer"]), "answer": result.answer, "abstained": result.abstained,
-        "citations": result.citations, "searches": len(result.searches),
+        "question_id": item["question_id"],
+        "type": item["question_type"],
+        "question": item["question"],
+        "gold_answer": str(item["answer"]),
+        "answer": result.answer,
+        "abstained": result.abstained,
+        "citations": result.citations,
+        "searches": len(result.searches),
         "keywords": [e.keywords for e in result.searches],
         "retries": sum(e.type == "retry" for e in result.trajectory),
         "finish": result.trajectory[-1].reason if result.trajectory else None,
-        "llm_calls": u.calls, "prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens,
+        "llm_calls": u.calls,
+        "prompt_tokens": u.prompt_tokens,
+        "completion_tokens": u.completion_tokens,
         "reprocessed_prompt_tokens": u.reprocessed_prompt_tokens,
         "answer_prompt_tokens": result.stage_usage["answer"].prompt_tokens,
-        "search_s": result.timings["search_seconds"], "model_s": result.timings["model_seconds"],
-        "total_s": result.timings["total_seconds"], "index_s": index_s,
-        "noted_sessions": len(noted), "gold_sessions": len(gold),
-        "any_gold_noted": bool(gold & noted), "all_gold_noted": bool(gold) and gold <= noted,
+        "search_s": result.timings["search_seconds"],
+        "model_s": result.timings["model_seconds"],
+        "total_s": result.timings["total_seconds"],
+        "index_s": index_s,
+        "noted_sessions": len(noted),
+        "gold_sessions": len(gold),
+        "any_gold_noted": bool(gold & noted),
+        "all_gold_noted": bool(gold) and gold <= noted,
         "gold_in_answer": str(item["answer"]).lower() in result.answer.lower(),
     }
 
 
 def summarize(rows: list[dict]) -> dict:
     """Means over the questions, and the note-recall shares."""
+
     def mean(key: str) -> float:
         return round(statistics.fmean(r[key] for r in rows), 2) if rows else 0.0
+
     with_gold = [r for r in rows if r["gold_sessions"]]
     return {
         "questions": len(rows),
-        **{f"mean_{k}": mean(k) for k in ("searches", "llm_calls", "retries", "prompt_tokens",
-                                          "completion_tokens", "reprocessed_prompt_tokens",
-                                          "answer_prompt_tokens", "noted_sessions", "search_s", "model_s",
-                                          "total_s", "index_s")},
-        "share_any_answer_session_noted": round(sum(r["any_gold_noted"] for r in with_gold)
-                                                / max(len(with_gold), 1), 3),
-        "share_all_answer_sessions_noted": round(sum(r["all_gold_noted"] for r in with_gold)
-                                                 / max(len(with_gold), 1), 3),
+        **{
+            f"mean_{k}": mean(k)
+            for k in (
+                "searches",
+                "llm_calls",
+                "retries",
+                "prompt_tokens",
+                "completion_tokens",
+                "reprocessed_prompt_tokens",
+                "answer_prompt_tokens",
+                "noted_sessions",
+                "search_s",
+                "model_s",
+                "total_s",
+                "index_s",
+            )
+        },
+        "share_any_answer_session_noted": round(
+            sum(r["any_gold_noted"] for r in with_gold) / max(len(with_gold), 1), 3
+        ),
+        "share_all_answer_sessions_noted": round(
+            sum(r["all_gold_noted"] for r in with_gold) / max(len(with_gold), 1), 3
+        ),
         "share_gold_string_in_answer": round(sum(r["gold_in_answer"] for r in rows) / max(len(rows), 1), 3),
         "abstained": sum(r["abstained"] for r in rows),
     }

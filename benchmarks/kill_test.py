@@ -26,8 +26,10 @@ from datetime import timezone
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-WORDS = ("garlic harvest chain lube rain bike lisbon tram fado sourdough starter kettle python tantivy "
-         "index merge commit segment river walk bridge coffee grinder piano scale tempo").split()
+WORDS = (
+    "garlic harvest chain lube rain bike lisbon tram fado sourdough starter kettle python tantivy "
+    "index merge commit segment river walk bridge coffee grinder piano scale tempo"
+).split()
 
 
 def _sentence(rng: random.Random, n: int = 12) -> str:
@@ -53,16 +55,38 @@ def _chatgpt_conv(cid: str, rng: random.Random, n_msgs: int, t0: float) -> dict:
     for i in range(n_msgs):
         mid = f"{cid}-m{i}"
         mapping[parent]["children"].append(mid)
-        mapping[mid] = {"id": mid, "parent": parent, "children": [], "message": {
-            "id": mid, "author": {"role": "user" if i % 2 == 0 else "assistant", "name": None, "metadata": {}},
-            "create_time": t0 + 60 * i, "update_time": None,
-            "content": {"content_type": "text", "parts": [_sentence(rng)]},
-            "status": "finished_successfully", "end_turn": i % 2 == 1, "weight": 1.0, "metadata": {},
-            "recipient": "all", "channel": None}}
+        mapping[mid] = {
+            "id": mid,
+            "parent": parent,
+            "children": [],
+            "message": {
+                "id": mid,
+                "author": {"role": "user" if i % 2 == 0 else "assistant", "name": None, "metadata": {}},
+                "create_time": t0 + 60 * i,
+                "update_time": None,
+                "content": {"content_type": "text", "parts": [_sentence(rng)]},
+                "status": "finished_successfully",
+                "end_turn": i % 2 == 1,
+                "weight": 1.0,
+                "metadata": {},
+                "recipient": "all",
+                "channel": None,
+            },
+        }
         parent = mid
-    return {"title": f"conversation {cid}", "create_time": t0, "update_time": t0 + 60 * n_msgs,
-            "mapping": mapping, "current_node": parent, "conversation_id": cid, "id": cid,
-            "moderation_results": [], "plugin_ids": None, "gizmo_id": None, "is_archived": False}
+    return {
+        "title": f"conversation {cid}",
+        "create_time": t0,
+        "update_time": t0 + 60 * n_msgs,
+        "mapping": mapping,
+        "current_node": parent,
+        "conversation_id": cid,
+        "id": cid,
+        "moderation_results": [],
+        "plugin_ids": None,
+        "gizmo_id": None,
+        "is_archived": False,
+    }
 
 
 def _grow_chatgpt(path: Path, rng: random.Random, new_convs: int, grow: int) -> None:
@@ -72,8 +96,9 @@ def _grow_chatgpt(path: Path, rng: random.Random, new_convs: int, grow: int) -> 
         convs[convs.index(c)] = _chatgpt_conv(c["id"], random.Random(c["id"] + str(n)), n, c["create_time"])
     for _ in range(new_convs):
         cid = f"{path.parent.name}-{len(convs):04d}"
-        convs.append(_chatgpt_conv(cid, random.Random(cid + "2"), 2 + 2 * rng.randrange(4),
-                                   1.7e9 + 3600 * len(convs)))
+        convs.append(
+            _chatgpt_conv(cid, random.Random(cid + "2"), 2 + 2 * rng.randrange(4), 1.7e9 + 3600 * len(convs))
+        )
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(convs))
     os.replace(tmp, path)
@@ -149,8 +174,14 @@ def compare(want: dict[str, list[str]], got: dict[str, list[tuple[int, str]]]) -
                 changed += 1
         extra += sum(1 for t in have if t >= len(texts))
     extra += sum(len(v) for sid, v in got.items() if sid not in want)
-    return {"sessions": len(want), "turns_checked": sum(map(len, want.values())), "lost": lost,
-            "duplicates": duplicates(got), "extra": extra, "changed": changed}
+    return {
+        "sessions": len(want),
+        "turns_checked": sum(map(len, want.values())),
+        "lost": lost,
+        "duplicates": duplicates(got),
+        "extra": extra,
+        "changed": changed,
+    }
 
 
 def _env(home: Path) -> dict[str, str]:
@@ -160,12 +191,25 @@ def _env(home: Path) -> dict[str, str]:
 
 
 def _cli(home: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "refind_desktop", *args], env=_env(home), cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "refind_desktop", *args],
+        env=_env(home),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
-def run(kills: int, workdir: Path, seed: int = 1, n_jsonl: int = 60, n_chatgpt: int = 4,
-        max_delay: float = 2.5, budget_s: float | None = None) -> dict:
+def run(
+    kills: int,
+    workdir: Path,
+    seed: int = 1,
+    n_jsonl: int = 60,
+    n_chatgpt: int = 4,
+    max_delay: float = 2.5,
+    budget_s: float | None = None,
+) -> dict:
     """The kill loop, then the final check; returns the numbers reported by the benchmark."""
     rng = random.Random(seed)
     folder, home = workdir / "chats", workdir / "home"
@@ -180,9 +224,13 @@ def run(kills: int, workdir: Path, seed: int = 1, n_jsonl: int = 60, n_chatgpt: 
         if i and rng.random() < 0.6:
             grow(folder, rng)
             grown += 1
-        proc = subprocess.Popen([sys.executable, "-m", "refind_desktop", "ingest", str(folder), "--json"],
-                                env=_env(home), cwd=ROOT, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "refind_desktop", "ingest", str(folder), "--json"],
+            env=_env(home),
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         time.sleep(rng.uniform(0.05, max_delay))
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
@@ -202,10 +250,17 @@ def run(kills: int, workdir: Path, seed: int = 1, n_jsonl: int = 60, n_chatgpt: 
     want = expected_turns(folder)
     result["show_json_mismatches"] = sum(
         [t["text"] for t in json.loads(_cli(home, "show", sid, "--json").stdout)["turns"]] != want[sid]
-        for sid in sample)
-    result.update(runs=killed + finished, kills=killed, finished_before_kill=finished, grown=grown,
-                  max_duplicates_after_a_kill=worst_dups, seconds=round(time.monotonic() - t0, 1),
-                  final_report=json.loads(final.stdout))
+        for sid in sample
+    )
+    result.update(
+        runs=killed + finished,
+        kills=killed,
+        finished_before_kill=finished,
+        grown=grown,
+        max_duplicates_after_a_kill=worst_dups,
+        seconds=round(time.monotonic() - t0, 1),
+        final_report=json.loads(final.stdout),
+    )
     return result
 
 
@@ -220,8 +275,11 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="refind-kill-") as tmp:
         res = run(args.kills, Path(tmp), args.seed, args.jsonl, args.chatgpt, args.max_delay)
     print(json.dumps(res, indent=2))
-    ok = (res["lost"] == res["duplicates"] == res["extra"] == res["changed"] == 0
-          and res["catalog_turns"] == res["turns_checked"] and res["show_json_mismatches"] == 0)
+    ok = (
+        res["lost"] == res["duplicates"] == res["extra"] == res["changed"] == 0
+        and res["catalog_turns"] == res["turns_checked"]
+        and res["show_json_mismatches"] == 0
+    )
     return 0 if ok else 1
 
 

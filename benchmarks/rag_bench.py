@@ -63,11 +63,18 @@ def throughput(data: Path, n: int, threads: int, batch: int) -> dict:
         t1 = time.perf_counter()
         emb.encode([text])
         q.append((time.perf_counter() - t1) * 1000)
-    return {"model": emb.name, "threads": threads, "batch": batch, "windows": len(wins),
-            "load_seconds": round(load_s, 2), "tokenize_window_seconds": round(window_s, 2),
-            "mean_tokens_per_window": round(n_tokens / max(len(wins), 1), 1),
-            "embed_seconds": round(dt, 2), "windows_per_second": round(len(wins) / dt, 2),
-            "query_encode": pct(q)}
+    return {
+        "model": emb.name,
+        "threads": threads,
+        "batch": batch,
+        "windows": len(wins),
+        "load_seconds": round(load_s, 2),
+        "tokenize_window_seconds": round(window_s, 2),
+        "mean_tokens_per_window": round(n_tokens / max(len(wins), 1), 1),
+        "embed_seconds": round(dt, 2),
+        "windows_per_second": round(len(wins) / dt, 2),
+        "query_encode": pct(q),
+    }
 
 
 class RandomQuery:
@@ -118,7 +125,9 @@ def storage_and_latency(n_windows: int, queries: int) -> dict:
     for rec in svc.catalog.iter_sessions():
         store.table.set_content(rec.ord, rec.hashes)
         for t in range(rec.n_turns):
-            batch.append((rec.ord, Window(t * 224, 256, t, min(t + 1, rec.n_turns - 1), f"w{rec.ord}:{t}", 0, 10)))
+            batch.append(
+                (rec.ord, Window(t * 224, 256, t, min(t + 1, rec.n_turns - 1), f"w{rec.ord}:{t}", 0, 10))
+            )
         if len(batch) >= 4096:
             v = rng.standard_normal((len(batch), fake.dim)).astype(np.float32)
             added += store.append(batch, v / np.linalg.norm(v, axis=1, keepdims=True))
@@ -152,13 +161,21 @@ def storage_and_latency(n_windows: int, queries: int) -> dict:
         svc.engine.search(q, options=opts)
         bm25.append((time.perf_counter() - t1) * 1000)
     scale = 100_000 / max(added, 1)
-    return {"windows": added, "turns_indexed": svc.index.num_turns(), "index_seconds": round(index_s, 1),
-            "vector_write_seconds": round(write_s, 2), "load_seconds": round(load_s, 3),
-            "shard_bytes": shards, "table_bytes": table,
-            "mb_per_100k_windows": round((shards + table) * scale / 1e6, 1),
-            "queries": len(qs), "exact_cosine_top128": pct(cosine),
-            "rawrag_retrieval_no_rerank_no_encode": pct(rawrag),
-            "hybrid_search_no_encode": pct(hybrid), "bm25_refind_search": pct(bm25)}
+    return {
+        "windows": added,
+        "turns_indexed": svc.index.num_turns(),
+        "index_seconds": round(index_s, 1),
+        "vector_write_seconds": round(write_s, 2),
+        "load_seconds": round(load_s, 3),
+        "shard_bytes": shards,
+        "table_bytes": table,
+        "mb_per_100k_windows": round((shards + table) * scale / 1e6, 1),
+        "queries": len(qs),
+        "exact_cosine_top128": pct(cosine),
+        "rawrag_retrieval_no_rerank_no_encode": pct(rawrag),
+        "hybrid_search_no_encode": pct(hybrid),
+        "bm25_refind_search": pct(bm25),
+    }
 
 
 def main() -> int:

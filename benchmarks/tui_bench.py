@@ -62,8 +62,11 @@ def start_once(home: Path, folder: Path, settle: float) -> tuple[float, float, i
     env = {**os.environ, "REFIND_HOME": str(home), "TERM": "xterm-256color", "PYTHONPATH": str(ROOT)}
     command = f"{sys.executable} -m refind_desktop tui --folder {folder}"
     t0 = time.perf_counter()
-    subprocess.run(["tmux", "-L", SOCKET, "new-session", "-d", "-s", name, "-x", "120", "-y", "36", command],
-                   check=True, env=env)
+    subprocess.run(
+        ["tmux", "-L", SOCKET, "new-session", "-d", "-s", name, "-x", "120", "-y", "36", command],
+        check=True,
+        env=env,
+    )
     first = ready = None
     try:
         while ready is None and time.perf_counter() - t0 < 60:
@@ -71,8 +74,12 @@ def start_once(home: Path, folder: Path, settle: float) -> tuple[float, float, i
             now = time.perf_counter()
             if first is None and "Ask about your chats" in screen:
                 first = now
-            if first is not None and " sessions · " in screen and "indexing…" not in screen \
-                    and " 0 sessions" not in screen:
+            if (
+                first is not None
+                and " sessions · " in screen
+                and "indexing…" not in screen
+                and " 0 sessions" not in screen
+            ):
                 ready = now
             time.sleep(0.01)
         time.sleep(settle)
@@ -86,9 +93,19 @@ def start_once(home: Path, folder: Path, settle: float) -> tuple[float, float, i
 
 
 def claude_line(n: int, word: str) -> str:
-    return json.dumps({"parentUuid": None, "type": "user", "sessionId": SESSION, "uuid": f"bench-{n}",
-                       "message": {"role": "user", "content": f"benchmark note {word} number {n}"},
-                       "timestamp": "2025-08-06T09:00:00.000Z"}) + "\n"
+    return (
+        json.dumps(
+            {
+                "parentUuid": None,
+                "type": "user",
+                "sessionId": SESSION,
+                "uuid": f"bench-{n}",
+                "message": {"role": "user", "content": f"benchmark note {word} number {n}"},
+                "timestamp": "2025-08-06T09:00:00.000Z",
+            }
+        )
+        + "\n"
+    )
 
 
 async def watch_latency(folder: Path, appends: int, debounce: float) -> list[float]:
@@ -130,30 +147,46 @@ def main() -> None:
     folder = work / "chats"
     shutil.copytree(SAMPLES, folder)
     os.environ["REFIND_HOME"] = str(work / "home")
-    report: dict = {"python": sys.version.split()[0], "cpus": os.cpu_count(),
-                    "load_avg_1m": round(os.getloadavg()[0], 2)}
+    report: dict = {
+        "python": sys.version.split()[0],
+        "cpus": os.cpu_count(),
+        "load_avg_1m": round(os.getloadavg()[0], 2),
+    }
     if not args.skip_start:
         if shutil.which("tmux") is None:
-            raise SystemExit("tmux is needed for the start-up measures (apt-get install tmux) or --skip-start")
+            raise SystemExit(
+                "tmux is needed for the start-up measures (apt-get install tmux) or --skip-start"
+            )
         tmux("new-session", "-d", "-s", "keeper", "sleep 3600")
         try:
             runs = [start_once(work / "home", folder, args.settle) for _ in range(args.runs)]
         finally:
             tmux("kill-server", check=False)
         first, ready, rss = zip(*runs, strict=True)
-        report["cold_start_first_frame_ms"] = {"median": round(statistics.median(first)),
-                                               "all": [round(x) for x in first]}
-        report["cold_start_to_interactive_ms"] = {"median": round(statistics.median(ready)),
-                                                  "all": [round(x) for x in ready]}
-        report["idle_rss_mib"] = {"median": round(statistics.median(rss) / 1024, 1),
-                                  "all": [round(x / 1024, 1) for x in rss]}
+        report["cold_start_first_frame_ms"] = {
+            "median": round(statistics.median(first)),
+            "all": [round(x) for x in first],
+        }
+        report["cold_start_to_interactive_ms"] = {
+            "median": round(statistics.median(ready)),
+            "all": [round(x) for x in ready],
+        }
+        report["idle_rss_mib"] = {
+            "median": round(statistics.median(rss) / 1024, 1),
+            "all": [round(x / 1024, 1) for x in rss],
+        }
     from refind_desktop.tui.app import DEBOUNCE
 
     debounce = DEBOUNCE if args.debounce is None else args.debounce
     lat = asyncio.run(watch_latency(folder, args.appends, debounce))
     report["watch_append_to_searchable_ms"] = {
-        "debounce_s": debounce, "n": len(lat), "p50": round(pct(lat, 50)), "p95": round(pct(lat, 95)),
-        "min": round(min(lat)), "max": round(max(lat))}
+        "debounce_s": debounce,
+        "n": len(lat),
+        "p50": round(pct(lat, 50)),
+        "p95": round(pct(lat, 95)),
+        "min": round(min(lat)),
+        "max": round(max(lat)),
+    }
     print(json.dumps(report, indent=2))
     shutil.rmtree(work, ignore_errors=True)
 

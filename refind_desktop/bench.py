@@ -36,8 +36,10 @@ def dir_mb(path: Path) -> float:
 def percentiles(ms: list[float]) -> dict[str, float]:
     """p50/p95 of a list of milliseconds."""
     ordered = sorted(ms)
-    return {"p50_ms": round(statistics.median(ordered), 3),
-            "p95_ms": round(ordered[max(0, int(len(ordered) * 0.95) - 1)], 3)}
+    return {
+        "p50_ms": round(statistics.median(ordered), 3),
+        "p95_ms": round(ordered[max(0, int(len(ordered) * 0.95) - 1)], 3),
+    }
 
 
 class Synthetic:
@@ -45,8 +47,32 @@ class Synthetic:
 
     def __init__(self, seed: int = 7, vocab: int = 20000) -> None:
         rng = random.Random(seed)
-        syll = ["ka", "lo", "mi", "ra", "te", "su", "ven", "dor", "pli", "gar", "nu", "zel", "bo", "fi",
-                "tra", "mon", "qui", "sel", "wa", "yo", "an", "er", "ist", "ul"]
+        syll = [
+            "ka",
+            "lo",
+            "mi",
+            "ra",
+            "te",
+            "su",
+            "ven",
+            "dor",
+            "pli",
+            "gar",
+            "nu",
+            "zel",
+            "bo",
+            "fi",
+            "tra",
+            "mon",
+            "qui",
+            "sel",
+            "wa",
+            "yo",
+            "an",
+            "er",
+            "ist",
+            "ul",
+        ]
         words: set[str] = set()
         while len(words) < vocab:
             words.add("".join(rng.choice(syll) for _ in range(rng.randint(2, 4))))
@@ -64,7 +90,9 @@ class Synthetic:
             when = start + timedelta(hours=7 * s)
             turns = []
             for i in range(k):
-                toks = self.rng.choices(self.words, cum_weights=self.cum, k=self.rng.randint(words // 2, words * 3 // 2))
+                toks = self.rng.choices(
+                    self.words, cum_weights=self.cum, k=self.rng.randint(words // 2, words * 3 // 2)
+                )
                 turns.append(Turn(i, " ".join(toks), "user+assistant", when + timedelta(minutes=i)))
             yield Session(f"syn:{s}", f"synthetic {s}", when, turns=turns)
             made += k
@@ -131,9 +159,15 @@ def bench_longmemeval(data: Path, work: Path, log: Log) -> dict:
     t0 = time.perf_counter()
     svc.ingestor.apply_sessions(sessions, str(data), "longmemeval")
     dt = time.perf_counter() - t0
-    out = {"sessions": len(sessions), "turns": n, "raw_mb": round(raw / 1e6, 2),
-           "ingest_s": round(dt, 2), "turns_per_s": round(n / dt), "mb_per_s": round(raw / 1e6 / dt, 2),
-           "index_mb": round(dir_mb(svc.index.path), 2)}
+    out = {
+        "sessions": len(sessions),
+        "turns": n,
+        "raw_mb": round(raw / 1e6, 2),
+        "ingest_s": round(dt, 2),
+        "turns_per_s": round(n / dt),
+        "mb_per_s": round(raw / 1e6 / dt, 2),
+        "index_mb": round(dir_mb(svc.index.path), 2),
+    }
     opener = gzip.open if str(data).endswith(".gz") else open
     with opener(data, "rt", encoding="utf-8") as fh:
         questions = [q["question"] for q in json.load(fh)]
@@ -150,8 +184,14 @@ def bench_longmemeval(data: Path, work: Path, log: Log) -> dict:
     return out
 
 
-def bench_synthetic(total: int, work: Path, log: Log, n_queries: int = 200,
-                    checkpoints: tuple[int, ...] = (100_000, 1_000_000), with_bm25s: bool = True) -> dict:
+def bench_synthetic(
+    total: int,
+    work: Path,
+    log: Log,
+    n_queries: int = 200,
+    checkpoints: tuple[int, ...] = (100_000, 1_000_000),
+    with_bm25s: bool = True,
+) -> dict:
     """Ingest `total` synthetic turns; measure latency at each checkpoint, with bm25s beside it."""
     syn = Synthetic()
     queries = syn.queries(n_queries)
@@ -176,18 +216,25 @@ def bench_synthetic(total: int, work: Path, log: Log, n_queries: int = 200,
                 ingest_s += time.perf_counter() - t0
                 batch = []
         svc.index.reload()
-        point = {"turns": done, "raw_mb": round(raw / 1e6, 1), "ingest_s": round(ingest_s, 1),
-                 "turns_per_s": round(done / ingest_s), "mb_per_s": round(raw / 1e6 / ingest_s, 2),
-                 "index_mb": round(dir_mb(svc.index.path), 1), "peak_rss_mb": round(rss_mb()),
-                 "search_rrf_context": time_queries(svc.engine, queries, SearchOptions()),
-                 "search_bm25_only": time_queries(svc.engine, queries,
-                                                  SearchOptions(rrf=False, context_window=0))}
+        point = {
+            "turns": done,
+            "raw_mb": round(raw / 1e6, 1),
+            "ingest_s": round(ingest_s, 1),
+            "turns_per_s": round(done / ingest_s),
+            "mb_per_s": round(raw / 1e6 / ingest_s, 2),
+            "index_mb": round(dir_mb(svc.index.path), 1),
+            "peak_rss_mb": round(rss_mb()),
+            "search_rrf_context": time_queries(svc.engine, queries, SearchOptions()),
+            "search_bm25_only": time_queries(svc.engine, queries, SearchOptions(rrf=False, context_window=0)),
+        }
         log(f"synthetic @ {done}: {point}")
         if with_bm25s:
             point["bm25s"] = bm25s_anchor(texts, queries)
             b = point["bm25s"]
             if "p50_ms" in b:
-                point["ratio_ours_over_bm25s_p50"] = round(point["search_rrf_context"]["p50_ms"] / b["p50_ms"], 2)
+                point["ratio_ours_over_bm25s_p50"] = round(
+                    point["search_rrf_context"]["p50_ms"] / b["p50_ms"], 2
+                )
                 point["ratio_ingest_ours_over_bm25s"] = round(point["turns_per_s"] / b["turns_per_s"], 2)
             log(f"bm25s @ {done}: {point['bm25s']}")
         out["checkpoints"][str(done)] = point
@@ -202,17 +249,35 @@ def write_chatgpt_export(path: Path, target_mb: int) -> int:
     with path.open("w", encoding="utf-8") as fh:
         fh.write("[")
         while fh.tell() < target_mb * 1_000_000:
-            mapping, parent = {"root": {"id": "root", "message": None, "parent": None, "children": []}}, "root"
+            mapping, parent = (
+                {"root": {"id": "root", "message": None, "parent": None, "children": []}},
+                "root",
+            )
             for i, s_turn in enumerate(next(syn.sessions(10, per_session=10, words=80)).turns):
                 for role in ("user", "assistant"):
                     nid = f"{n}-{i}-{role}"
-                    mapping[nid] = {"id": nid, "parent": parent, "children": [], "message": {
-                        "id": nid, "author": {"role": role}, "create_time": 1.7e9 + n * 100 + i,
-                        "content": {"content_type": "text", "parts": [s_turn.text]}, "metadata": {}}}
+                    mapping[nid] = {
+                        "id": nid,
+                        "parent": parent,
+                        "children": [],
+                        "message": {
+                            "id": nid,
+                            "author": {"role": role},
+                            "create_time": 1.7e9 + n * 100 + i,
+                            "content": {"content_type": "text", "parts": [s_turn.text]},
+                            "metadata": {},
+                        },
+                    }
                     mapping[parent]["children"].append(nid)
                     parent = nid
-            conv = {"title": f"conv {n}", "create_time": 1.7e9 + n * 100, "mapping": mapping,
-                    "current_node": parent, "conversation_id": f"bench-{n}", "id": f"bench-{n}"}
+            conv = {
+                "title": f"conv {n}",
+                "create_time": 1.7e9 + n * 100,
+                "mapping": mapping,
+                "current_node": parent,
+                "conversation_id": f"bench-{n}",
+                "id": f"bench-{n}",
+            }
             fh.write(("," if n else "") + json.dumps(conv, separators=(",", ":")))
             n += 1
         fh.write("]")
@@ -226,34 +291,45 @@ def bench_chatgpt_rss(work: Path, target_mb: int, log: Log) -> dict:
     (export.parent / "user.json").write_text("{}")
     t0 = time.perf_counter()
     convs = write_chatgpt_export(export, target_mb)
-    log(f"wrote {export.stat().st_size / 1e6:.0f} MB ChatGPT export ({convs} conversations) "
-        f"in {time.perf_counter() - t0:.0f}s")
+    log(
+        f"wrote {export.stat().st_size / 1e6:.0f} MB ChatGPT export ({convs} conversations) "
+        f"in {time.perf_counter() - t0:.0f}s"
+    )
     env = dict(os.environ, REFIND_HOME=str(work / "gpt-home"))
     t0 = time.perf_counter()
     # The child reports its own peak RSS from /proc/self/status VmHWM: getrusage's ru_maxrss is kept
     # across fork+exec on Linux, so it would report this (large) benchmark process instead.
-    code = ("import resource, sys; from refind_desktop.cli import main; rc = main(sys.argv[1:]); "
-            "hwm = [l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM')] "
-            "if sys.platform == 'linux' else [resource.getrusage(resource.RUSAGE_SELF).ru_maxrss]; "
-            "print('PEAK_RSS_KB', hwm[0], file=sys.stderr); sys.exit(rc)")
-    proc = subprocess.run([sys.executable, "-c", code, "ingest", "--json", str(export)],
-                          env=env, capture_output=True, text=True)
+    code = (
+        "import resource, sys; from refind_desktop.cli import main; rc = main(sys.argv[1:]); "
+        "hwm = [l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM')] "
+        "if sys.platform == 'linux' else [resource.getrusage(resource.RUSAGE_SELF).ru_maxrss]; "
+        "print('PEAK_RSS_KB', hwm[0], file=sys.stderr); sys.exit(rc)"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, "ingest", "--json", str(export)], env=env, capture_output=True, text=True
+    )
     dt = time.perf_counter() - t0
     if proc.returncode != 0:
         return {"error": proc.stderr[-2000:]}
     peak = int(proc.stderr.rsplit("PEAK_RSS_KB", 1)[1].split()[0])
     rep = json.loads(proc.stdout)
     size = export.stat().st_size / 1e6
-    out = {"file_mb": round(size), "conversations": convs, "turns": rep["added_turns"],
-           "ingest_s": round(dt, 1), "mb_per_s": round(size / dt, 2),
-           "child_peak_rss_mb": round(peak / 1024)}
+    out = {
+        "file_mb": round(size),
+        "conversations": convs,
+        "turns": rep["added_turns"],
+        "ingest_s": round(dt, 1),
+        "mb_per_s": round(size / dt, 2),
+        "child_peak_rss_mb": round(peak / 1024),
+    }
     export.unlink()
     log(f"chatgpt export: {out}")
     return out
 
 
-def run_bench(lme: Path | None, turns: int, chatgpt_mb: int, out_dir: Path | None, log: Log,
-              with_bm25s: bool = True) -> dict:
+def run_bench(
+    lme: Path | None, turns: int, chatgpt_mb: int, out_dir: Path | None, log: Log, with_bm25s: bool = True
+) -> dict:
     """Run every part and return the figures (also written as JSON when out_dir is given)."""
     result: dict = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}}
     with tempfile.TemporaryDirectory(prefix="refind-bench-") as tmp:
@@ -264,8 +340,9 @@ def run_bench(lme: Path | None, turns: int, chatgpt_mb: int, out_dir: Path | Non
                 result["longmemeval"] = bench_longmemeval(lme, work, log)
             if turns:
                 checkpoints = tuple(c for c in (100_000, 1_000_000) if c < turns) + (turns,)
-                result["synthetic"] = bench_synthetic(turns, work, log, checkpoints=checkpoints,
-                                                      with_bm25s=with_bm25s)
+                result["synthetic"] = bench_synthetic(
+                    turns, work, log, checkpoints=checkpoints, with_bm25s=with_bm25s
+                )
             if chatgpt_mb:
                 result["chatgpt_export"] = bench_chatgpt_rss(work, chatgpt_mb, log)
         finally:

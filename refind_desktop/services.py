@@ -29,8 +29,9 @@ def resolve_tz(name: str) -> tzinfo:
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError) as exc:
-        raise ConfigError(f"unknown time zone {name!r}; use 'local', 'UTC' or a name like "
-                          "'Europe/Paris'") from exc
+        raise ConfigError(
+            f"unknown time zone {name!r}; use 'local', 'UTC' or a name like 'Europe/Paris'"
+        ) from exc
 
 
 @dataclass

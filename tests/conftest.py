@@ -19,8 +19,7 @@ def refind_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "refind_home"
     monkeypatch.setenv("REFIND_HOME", str(home))
     monkeypatch.setenv("REFIND_TIMEZONE", "UTC")
-    for var in ("REFIND_CONFIG_FILE", "REFIND_BACKEND", "REFIND_MODEL", "OPENAI_API_KEY",
-                "OPENAI_BASE_URL"):
+    for var in ("REFIND_CONFIG_FILE", "REFIND_BACKEND", "REFIND_MODEL", "OPENAI_API_KEY", "OPENAI_BASE_URL"):
         monkeypatch.delenv(var, raising=False)
     return home
 
@@ -35,7 +34,11 @@ def _cache_dir() -> Path:
     import os
 
     value = os.environ.get(catalog.CACHE_ENV)
-    return Path(value).expanduser() if value else Path(platformdirs.user_cache_dir("refind-desktop")) / "test-models"
+    return (
+        Path(value).expanduser()
+        if value
+        else Path(platformdirs.user_cache_dir("refind-desktop")) / "test-models"
+    )
 
 
 @pytest.fixture(scope="session")

@@ -15,6 +15,18 @@ from .events import (
 from .loop import MODES, Agent, AgentConfig, SearchAction
 
 __all__ = [
-    "MODES", "Agent", "AgentCancelled", "AgentConfig", "AgentResult", "AnswerEvent", "AnswerTokenEvent",
-    "Event", "FinishEvent", "Note", "NoteEvent", "RetryEvent", "SearchAction", "SearchEvent",
+    "MODES",
+    "Agent",
+    "AgentCancelled",
+    "AgentConfig",
+    "AgentResult",
+    "AnswerEvent",
+    "AnswerTokenEvent",
+    "Event",
+    "FinishEvent",
+    "Note",
+    "NoteEvent",
+    "RetryEvent",
+    "SearchAction",
+    "SearchEvent",
 ]

@@ -22,8 +22,9 @@ def group_notes(notes: list[Note]) -> list[tuple[str, str, datetime | None, list
     by_sid: dict[str, dict] = {}
     for n in notes:
         b = n.block
-        entry = by_sid.setdefault(b.session_id, {"title": b.session_title, "date": b.session_date,
-                                                 "turns": {}, "hits": set()})
+        entry = by_sid.setdefault(
+            b.session_id, {"title": b.session_title, "date": b.session_date, "turns": {}, "hits": set()}
+        )
         for t in b.turns:
             entry["turns"].setdefault(t.turn, t)
         entry["hits"].update(b.hit_turns)
@@ -36,9 +37,10 @@ def group_notes(notes: list[Note]) -> list[tuple[str, str, datetime | None, list
             d = d.replace(tzinfo=UTC)
         return (d or far, sid)
 
-    return [(sid, e["title"], e["date"],
-             [(e["turns"][i], i in e["hits"]) for i in sorted(e["turns"])])
-            for sid, e in sorted(by_sid.items(), key=key)]
+    return [
+        (sid, e["title"], e["date"], [(e["turns"][i], i in e["hits"]) for i in sorted(e["turns"])])
+        for sid, e in sorted(by_sid.items(), key=key)
+    ]
 
 
 def note_turns(notes: list[Note]) -> set[tuple[str, int]]:
@@ -52,8 +54,10 @@ def answer_messages(notes: list[Note], question: str, now: datetime, budget: int
     history = prompts.render_history(groups, budget)
     sid, _, _, turns = groups[0]
     hit = next((t for t, is_hit in turns if is_hit), turns[0][0])
-    return [ChatMessage("system", prompts.ANSWER_SYSTEM),
-            ChatMessage("user", prompts.answer_prompt(history, question, now, f"[{sid} turn {hit.turn}]"))]
+    return [
+        ChatMessage("system", prompts.ANSWER_SYSTEM),
+        ChatMessage("user", prompts.answer_prompt(history, question, now, f"[{sid} turn {hit.turn}]")),
+    ]
 
 
 def parse_citations(text: str, valid: set[tuple[str, int]]) -> list[tuple[str, int]]:

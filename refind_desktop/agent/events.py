@@ -38,11 +38,17 @@ class SearchEvent:
 
     def to_json(self) -> dict:
         """Plain dict (the blocks themselves are left out; notes carry the saved text)."""
-        return {"type": self.type, "step": self.step, "action": "search_chatrecord",
-                "keywords": list(self.keywords), "date_from": _day(self.date_from),
-                "date_to": _day(self.date_to), "top_k": self.top_k,
-                "hits": [{"rank": r, "session_id": s, "turn": t} for r, s, t in self.hits],
-                "seconds": round(self.seconds, 4)}
+        return {
+            "type": self.type,
+            "step": self.step,
+            "action": "search_chatrecord",
+            "keywords": list(self.keywords),
+            "date_from": _day(self.date_from),
+            "date_to": _day(self.date_to),
+            "top_k": self.top_k,
+            "hits": [{"rank": r, "session_id": s, "turn": t} for r, s, t in self.hits],
+            "seconds": round(self.seconds, 4),
+        }
 
 
 @dataclass
@@ -60,8 +66,14 @@ class NoteEvent:
 
     def to_json(self) -> dict:
         """Plain dict."""
-        return {"type": self.type, "step": self.step, "action": "take_note", "indices": list(self.indices),
-                "saved": [{"session_id": s, "turn": t} for s, t in self.saved], "how": self.how}
+        return {
+            "type": self.type,
+            "step": self.step,
+            "action": "take_note",
+            "indices": list(self.indices),
+            "saved": [{"session_id": s, "turn": t} for s, t in self.saved],
+            "how": self.how,
+        }
 
 
 @dataclass
@@ -78,8 +90,15 @@ class RetryEvent:
 
     def to_json(self) -> dict:
         """Plain dict (raw output cut to 500 characters)."""
-        return {"type": self.type, "step": self.step, "stage": self.stage, "reason": self.reason,
-                "raw": self.raw[:500], "attempt": self.attempt, "gave_up": self.gave_up}
+        return {
+            "type": self.type,
+            "step": self.step,
+            "stage": self.stage,
+            "reason": self.reason,
+            "raw": self.raw[:500],
+            "attempt": self.attempt,
+            "gave_up": self.gave_up,
+        }
 
 
 @dataclass
@@ -95,8 +114,14 @@ class FinishEvent:
 
     def to_json(self) -> dict:
         """Plain dict."""
-        return {"type": self.type, "step": self.step, "action": "finish_search", "reason": self.reason,
-                "searches": self.searches, "notes": self.notes}
+        return {
+            "type": self.type,
+            "step": self.step,
+            "action": "finish_search",
+            "reason": self.reason,
+            "searches": self.searches,
+            "notes": self.notes,
+        }
 
 
 @dataclass
@@ -170,9 +195,15 @@ class AgentResult:
             "abstained": self.abstained,
             "citations": [{"session_id": s, "turn": t} for s, t in self.citations],
             "trajectory": [e.to_json() for e in self.trajectory if isinstance(e, TRAJECTORY_TYPES)],
-            "notes": [{"session_id": n.block.session_id,
-                       "session_date": n.block.session_date.isoformat() if n.block.session_date else None,
-                       "hit_turn": n.block.turn, "turns": [t.turn for t in n.block.turns], "step": n.step}
-                      for n in self.notes],
+            "notes": [
+                {
+                    "session_id": n.block.session_id,
+                    "session_date": n.block.session_date.isoformat() if n.block.session_date else None,
+                    "hit_turn": n.block.turn,
+                    "turns": [t.turn for t in n.block.turns],
+                    "step": n.step,
+                }
+                for n in self.notes
+            ],
             "usage": usage,
         }

@@ -104,8 +104,14 @@ def _parse_day(value: Any, name: str) -> tuple[date | None, str | None]:
 class Agent:
     """Answers a question from the archive: search rounds with notes, then a cited answer."""
 
-    def __init__(self, engine: SearchEngine, backend: LLMBackend, mode: str = "refind",
-                 options: SearchOptions | None = None, config: AgentConfig | None = None) -> None:
+    def __init__(
+        self,
+        engine: SearchEngine,
+        backend: LLMBackend,
+        mode: str = "refind",
+        options: SearchOptions | None = None,
+        config: AgentConfig | None = None,
+    ) -> None:
         if mode not in MODES:
             raise ConfigError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
         self.engine = engine
@@ -122,18 +128,30 @@ class Agent:
         self.system = prompts.CONTROLLER_SYSTEM + (prompts.TIME_RULES if self.dates else "")
 
     # ---- public -------------------------------------------------------------------------------
-    def run(self, question: str, now: datetime | None = None, on_event: Callable[[Event], None] | None = None,
-            cancel: threading.Event | None = None) -> AgentResult:
+    def run(
+        self,
+        question: str,
+        now: datetime | None = None,
+        on_event: Callable[[Event], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> AgentResult:
         """Run both stages for one question; `now` is the question's current time (default: now)."""
         question = question.strip()
         if not question:
-            raise ConfigError("the question is empty; ask something, e.g. refind ask \"when did I ...?\"")
+            raise ConfigError('the question is empty; ask something, e.g. refind ask "when did I ...?"')
         now = now or datetime.now(self.engine.tz)
         if now.tzinfo is None:
             now = now.replace(tzinfo=self.engine.tz)
         today = now.astimezone(self.engine.tz).date()
-        run = _Run(question, now, today, prompts.header(question, today), self.engine.session(self.options),
-                   on_event, cancel)
+        run = _Run(
+            question,
+            now,
+            today,
+            prompts.header(question, today),
+            self.engine.session(self.options),
+            on_event,
+            cancel,
+        )
         t0 = time.perf_counter()
         if self.mode == "one-search":
             self._one_search(run)
@@ -142,17 +160,34 @@ class Agent:
         answer, citations, abstained = self._answer(run)
         total = time.perf_counter() - t0
         return AgentResult(
-            question=question, mode=self.mode, now=now, answer=answer, citations=citations,
-            trajectory=run.trajectory, notes=run.notes, usage=run.usage, stage_usage=run.stage_usage,
-            timings={"total_seconds": total, "search_seconds": run.search_seconds,
-                     "model_seconds": run.usage.seconds,
-                     "other_seconds": max(total - run.search_seconds - run.usage.seconds, 0.0)},
-            abstained=abstained)
+            question=question,
+            mode=self.mode,
+            now=now,
+            answer=answer,
+            citations=citations,
+            trajectory=run.trajectory,
+            notes=run.notes,
+            usage=run.usage,
+            stage_usage=run.stage_usage,
+            timings={
+                "total_seconds": total,
+                "search_seconds": run.search_seconds,
+                "model_seconds": run.usage.seconds,
+                "other_seconds": max(total - run.search_seconds - run.usage.seconds, 0.0),
+            },
+            abstained=abstained,
+        )
 
     # ---- stage 1 ------------------------------------------------------------------------------
     def _loop(self, run: _Run) -> None:
-        action = self._ask(run, "query", prompts.query_prompt(run.head), query_schema(False), 64,
-                           lambda d: self._check_search(run, d))
+        action = self._ask(
+            run,
+            "query",
+            prompts.query_prompt(run.head),
+            query_schema(False),
+            64,
+            lambda d: self._check_search(run, d),
+        )
         if action is None:
             return self._finish(run, "retries")
         while True:
@@ -162,10 +197,13 @@ class Agent:
             if run.searches >= self.config.max_searches:
                 return self._finish(run, "max_searches")
             run.round += 1
-            digest = [prompts.digest_line(n.block) for n in run.notes[-self.config.digest_notes:]]
-            text = prompts.next_prompt(run.head, run.history, digest,
-                                       self.config.max_searches - run.searches, self.dates)
-            nxt = self._ask(run, "next", text, next_schema(self.dates), 96, lambda d: self._check_next(run, d))
+            digest = [prompts.digest_line(n.block) for n in run.notes[-self.config.digest_notes :]]
+            text = prompts.next_prompt(
+                run.head, run.history, digest, self.config.max_searches - run.searches, self.dates
+            )
+            nxt = self._ask(
+                run, "next", text, next_schema(self.dates), 96, lambda d: self._check_next(run, d)
+            )
             if nxt is None:
                 return self._finish(run, "retries")
             if nxt == FINISH:
@@ -174,8 +212,14 @@ class Agent:
 
     def _one_search(self, run: _Run) -> None:
         """The paper's one-search control: the controller writes the query; every block is kept."""
-        action = self._ask(run, "query", prompts.query_prompt(run.head), query_schema(False), 64,
-                           lambda d: self._check_search(run, d))
+        action = self._ask(
+            run,
+            "query",
+            prompts.query_prompt(run.head),
+            query_schema(False),
+            64,
+            lambda d: self._check_search(run, d),
+        )
         blocks = self._search(run, action or SearchAction([run.question]))
         if blocks:
             self._note(run, list(range(1, len(blocks) + 1)), blocks, "all")
@@ -184,16 +228,27 @@ class Agent:
     def _search(self, run: _Run, action: SearchAction) -> list[Block]:
         self._check_cancel(run)
         t0 = time.perf_counter()
-        blocks = run.session.search(" ".join(action.keywords), action.date_from, action.date_to,
-                                    self.options.top_k)
+        blocks = run.session.search(
+            " ".join(action.keywords), action.date_from, action.date_to, self.options.top_k
+        )
         spent = time.perf_counter() - t0
         run.search_seconds += spent
         run.searches += 1
         if run.searches == 1:
             run.first_blocks = blocks
-        self._emit(run, SearchEvent(run.round, action.keywords, action.date_from, action.date_to,
-                                    self.options.top_k, [(b.rank, b.session_id, b.turn) for b in blocks],
-                                    spent, blocks))
+        self._emit(
+            run,
+            SearchEvent(
+                run.round,
+                action.keywords,
+                action.date_from,
+                action.date_to,
+                self.options.top_k,
+                [(b.rank, b.session_id, b.turn) for b in blocks],
+                spent,
+                blocks,
+            ),
+        )
         span = ""
         if action.date_from or action.date_to:
             span = f" from {action.date_from or '...'} to {action.date_to or '...'}"
@@ -205,8 +260,14 @@ class Agent:
         records = [prompts.render_record(b, i, self.config.record_chars) for i, b in enumerate(blocks, 1)]
         if self.judge == "batch":
             text = prompts.choose_prompt(run.head, records, run.round)
-            chosen = self._ask(run, "take_note", text, choose_schema(len(blocks)), 48,
-                               lambda d: self._check_indices(d, len(blocks)))
+            chosen = self._ask(
+                run,
+                "take_note",
+                text,
+                choose_schema(len(blocks)),
+                48,
+                lambda d: self._check_indices(d, len(blocks)),
+            )
             if chosen is None:
                 return False
             if chosen:
@@ -215,8 +276,15 @@ class Agent:
         yes: list[int] = []
         ok = True
         for i, record in enumerate(records, 1):
-            verdict = self._ask(run, "judge", prompts.judge_prompt(run.question, record), JUDGE_SCHEMA, 12,
-                                lambda d: (d["answer"] == "yes", None), system=prompts.JUDGE_SYSTEM)
+            verdict = self._ask(
+                run,
+                "judge",
+                prompts.judge_prompt(run.question, record),
+                JUDGE_SCHEMA,
+                12,
+                lambda d: (d["answer"] == "yes", None),
+                system=prompts.JUDGE_SYSTEM,
+            )
             if verdict is None:
                 ok = False
                 break
@@ -236,8 +304,12 @@ class Agent:
         if not run.notes and run.first_blocks and self.config.fallback_notes > 0:
             keep = run.first_blocks[: self.config.fallback_notes]
             run.notes.extend(Note(b, 1) for b in keep)
-            self._emit(run, NoteEvent(run.round, [b.rank for b in keep],
-                                      [(b.session_id, b.turn) for b in keep], "fallback"))
+            self._emit(
+                run,
+                NoteEvent(
+                    run.round, [b.rank for b in keep], [(b.session_id, b.turn) for b in keep], "fallback"
+                ),
+            )
         self._emit(run, FinishEvent(run.round, reason, run.searches, len(run.notes)))
 
     # ---- controller outputs -------------------------------------------------------------------
@@ -270,8 +342,16 @@ class Agent:
                 return None, f"result number {i} does not exist (results are 1..{n})"
         return sorted(out), None
 
-    def _ask(self, run: _Run, stage: str, text: str, schema: dict, max_tokens: int,
-             check: Callable[[Any], tuple[Any, str | None]], system: str | None = None) -> Any:
+    def _ask(
+        self,
+        run: _Run,
+        stage: str,
+        text: str,
+        schema: dict,
+        max_tokens: int,
+        check: Callable[[Any], tuple[Any, str | None]],
+        system: str | None = None,
+    ) -> Any:
         """One controller step: call, validate against the schema and the rules, retry a bounded number
         of times (each failure is a RetryEvent). None when it never became valid."""
         base = [ChatMessage("system", system or self.system), ChatMessage("user", text)]
@@ -354,8 +434,9 @@ class Agent:
         return "".join(pieces) or final.text
 
     # ---- plumbing -----------------------------------------------------------------------------
-    def _call(self, run: _Run, stage: str, messages: list[ChatMessage], schema: dict | None,
-              max_tokens: int) -> Completion:
+    def _call(
+        self, run: _Run, stage: str, messages: list[ChatMessage], schema: dict | None, max_tokens: int
+    ) -> Completion:
         self._check_cancel(run)
         t0 = time.perf_counter()
         try:

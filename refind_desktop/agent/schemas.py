@@ -26,8 +26,10 @@ def query_schema(dates: bool) -> dict:
 
 def next_schema(dates: bool) -> dict:
     """After a search: search again (new keywords, optional dates) or finish."""
-    props: dict[str, Any] = {"action": {"type": "string", "enum": ["search_chatrecord", "finish_search"]},
-                             "keywords": {**_KEYWORDS, "minItems": 0}}
+    props: dict[str, Any] = {
+        "action": {"type": "string", "enum": ["search_chatrecord", "finish_search"]},
+        "keywords": {**_KEYWORDS, "minItems": 0},
+    }
     if dates:
         props |= {"date_from": _DATE, "date_to": _DATE}
     return _obj(props)

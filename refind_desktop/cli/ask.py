@@ -21,17 +21,30 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add `ask`."""
     p = sub.add_parser("ask", help="answer a question from your chat history, with cited turns")
     p.add_argument("question", nargs="+")
-    p.add_argument("--mode", choices=tuple(MODE_RUNNERS), default=None,
-                   help="refind (default): agentic search; generic: plain BM25 agent; one-search: a "
-                        "single search straight to the answer; rawrag: dense windows + rerank "
-                        "(needs `refind embed`); hybrid: the agent over BM25+dense four-way RRF")
+    p.add_argument(
+        "--mode",
+        choices=tuple(MODE_RUNNERS),
+        default=None,
+        help="refind (default): agentic search; generic: plain BM25 agent; one-search: a "
+        "single search straight to the answer; rawrag: dense windows + rerank "
+        "(needs `refind embed`); hybrid: the agent over BM25+dense four-way RRF",
+    )
     p.add_argument("--backend", choices=("llama", "openai"), default=None, help="model back end")
     p.add_argument("--model", default=None, metavar="NAME|PATH", help="catalog name or GGUF path")
-    p.add_argument("--now", default=None, metavar="DATE",
-                   help="the question's current time, YYYY-MM-DD or YYYY-MM-DDTHH:MM (default: now)")
+    p.add_argument(
+        "--now",
+        default=None,
+        metavar="DATE",
+        help="the question's current time, YYYY-MM-DD or YYYY-MM-DDTHH:MM (default: now)",
+    )
     p.add_argument("--json", action="store_true", help="print only the result JSON")
-    p.add_argument("--trace", type=Path, default=None, metavar="FILE",
-                   help="save the whole trajectory (with every search result) as JSON")
+    p.add_argument(
+        "--trace",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="save the whole trajectory (with every search result) as JSON",
+    )
     p.set_defaults(func=cmd_ask)
 
 
@@ -69,8 +82,11 @@ class StepPrinter:
             span = ""
             if event.date_from or event.date_to:
                 span = f" [{event.date_from or '...'} .. {event.date_to or '...'}]"
-            print(f"search {event.step}: {', '.join(event.keywords)}{span} -> {len(event.hits)} results",
-                  file=err, flush=True)
+            print(
+                f"search {event.step}: {', '.join(event.keywords)}{span} -> {len(event.hits)} results",
+                file=err,
+                flush=True,
+            )
         elif isinstance(event, NoteEvent):
             where = ", ".join(f"{s} turn {t}" for s, t in event.saved)
             print(f"  noted {event.indices}: {where}", file=err, flush=True)
@@ -78,8 +94,11 @@ class StepPrinter:
             state = "gave up" if event.gave_up else "retrying"
             print(f"  invalid {event.stage} output ({event.reason}); {state}", file=err, flush=True)
         elif isinstance(event, FinishEvent):
-            print(f"finished ({event.reason}): {event.searches} searches, {event.notes} notes\n",
-                  file=err, flush=True)
+            print(
+                f"finished ({event.reason}): {event.searches} searches, {event.notes} notes\n",
+                file=err,
+                flush=True,
+            )
         elif isinstance(event, AnswerTokenEvent) and self.stream_answer:
             sys.stdout.write(event.text)
             sys.stdout.flush()
@@ -103,9 +122,10 @@ MODE_RUNNERS.update(RAG_RUNNERS)  # rawrag, hybrid: light wrappers, numpy/torch 
 def trace_json(result) -> dict:
     """The result JSON plus every block each search returned (verbatim), for audit."""
     data = result.to_json()
-    data["search_results"] = [{"step": e.step, "keywords": e.keywords,
-                               "results": [block_to_json(b) for b in e.blocks]}
-                              for e in getattr(result, "searches", [])]
+    data["search_results"] = [
+        {"step": e.step, "keywords": e.keywords, "results": [block_to_json(b) for b in e.blocks]}
+        for e in getattr(result, "searches", [])
+    ]
     return data
 
 
@@ -128,8 +148,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
     finally:
         svc.close()
     if args.trace:
-        args.trace.write_text(json.dumps(trace_json(result), ensure_ascii=False, indent=2, default=str),
-                              encoding="utf-8")
+        args.trace.write_text(
+            json.dumps(trace_json(result), ensure_ascii=False, indent=2, default=str), encoding="utf-8"
+        )
     if args.json:
         print_json(result.to_json())
         return 0

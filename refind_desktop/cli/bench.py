@@ -8,16 +8,24 @@ from pathlib import Path
 
 from .common import print_json
 
-DEFAULT_LME = Path(__file__).resolve().parents[2].parent / "shared" / "benchmarks" / "longmemeval_s_dev.json.gz"
+DEFAULT_LME = (
+    Path(__file__).resolve().parents[2].parent / "shared" / "benchmarks" / "longmemeval_s_dev.json.gz"
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add `refind bench`."""
     p = sub.add_parser("bench", help="measure ingest throughput, index size and search latency")
-    p.add_argument("--longmemeval", type=Path, default=DEFAULT_LME,
-                   help="LongMemEval JSON(.gz) to ingest (skipped when missing)")
+    p.add_argument(
+        "--longmemeval",
+        type=Path,
+        default=DEFAULT_LME,
+        help="LongMemEval JSON(.gz) to ingest (skipped when missing)",
+    )
     p.add_argument("--turns", type=int, default=1_000_000, help="synthetic turns (checkpoint at 100k)")
-    p.add_argument("--chatgpt-mb", type=int, default=1024, help="size of the synthetic ChatGPT export (0=skip)")
+    p.add_argument(
+        "--chatgpt-mb", type=int, default=1024, help="size of the synthetic ChatGPT export (0=skip)"
+    )
     p.add_argument("--no-bm25s", action="store_true", help="skip the bm25s reference")
     p.add_argument("--out", type=Path, default=None, help="folder for bench.json")
     p.set_defaults(func=cmd_bench)
@@ -27,7 +35,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
     """Run the benchmark and print JSON."""
     from ..bench import run_bench
 
-    result = run_bench(args.longmemeval, args.turns, args.chatgpt_mb, args.out,
-                       log=lambda m: print(m, file=sys.stderr, flush=True), with_bm25s=not args.no_bm25s)
+    result = run_bench(
+        args.longmemeval,
+        args.turns,
+        args.chatgpt_mb,
+        args.out,
+        log=lambda m: print(m, file=sys.stderr, flush=True),
+        with_bm25s=not args.no_bm25s,
+    )
     print_json(result)
     return 0

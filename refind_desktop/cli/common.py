@@ -43,9 +43,14 @@ class Progress:
             from rich.progress import BarColumn, MofNCompleteColumn, TextColumn
             from rich.progress import Progress as RichProgress
 
-            self._bar = RichProgress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                     TextColumn("{task.fields[note]}"), transient=True,
-                                     console=None)
+            self._bar = RichProgress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[note]}"),
+                transient=True,
+                console=None,
+            )
             self._task = self._bar.add_task(label, total=None, note="")
             self._bar.start()
 

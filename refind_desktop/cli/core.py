@@ -59,16 +59,20 @@ def run_ingest(svc, paths: list[Path], force: bool = False):
     bar = Progress("ingesting")
     try:
         return svc.ingestor.ingest(
-            paths, force=force,
-            progress=lambda p: bar.update(p.files_done, p.files_total, Path(p.current).name))
+            paths,
+            force=force,
+            progress=lambda p: bar.update(p.files_done, p.files_total, Path(p.current).name),
+        )
     finally:
         bar.close()
 
 
 def print_ingest_report(report) -> None:
     """Human summary of an ingest run (problems on stderr)."""
-    print(f"added {report.added_turns} turns, removed {report.removed_turns}, "
-          f"{report.ingested_files} files read, {report.unchanged_files} unchanged")
+    print(
+        f"added {report.added_turns} turns, removed {report.removed_turns}, "
+        f"{report.ingested_files} files read, {report.unchanged_files} unchanged"
+    )
     for s in report.skipped:
         print(f"skipped {s.path}: {s.reason}", file=sys.stderr)
     for w in report.warnings:
@@ -92,8 +96,9 @@ def cmd_search(args: argparse.Namespace) -> int:
     opts = svc.search_options(top_k=args.top_k, context_window=args.context)
     if args.no_rrf:
         opts = opts.with_(rrf=False)
-    blocks = svc.engine.search(" ".join(args.keywords), parse_day(args.date_from),
-                               parse_day(args.date_to), options=opts)
+    blocks = svc.engine.search(
+        " ".join(args.keywords), parse_day(args.date_from), parse_day(args.date_to), options=opts
+    )
     if args.json:
         print_json({"results": [block_to_json(b) for b in blocks]})
         return 0
@@ -102,8 +107,10 @@ def cmd_search(args: argparse.Namespace) -> int:
         return 0
     for b in blocks:
         day = b.session_date.date().isoformat() if b.session_date else "unknown date"
-        print(f"[{b.rank}] {b.session_title or b.session_id} ({day}) turn {b.turn}  "
-              f"score {b.score:.4f}  id {b.session_id}")
+        print(
+            f"[{b.rank}] {b.session_title or b.session_id} ({day}) turn {b.turn}  "
+            f"score {b.score:.4f}  id {b.session_id}"
+        )
         for t in b.turns:
             mark = ">" if t.turn in b.hit_turns else " "
             print(textwrap.indent(f"{t.turn:>4} {t.text}", f"  {mark}"))
@@ -116,9 +123,21 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     svc = services()
     infos = list(svc.catalog.session_infos(limit=args.limit))
     if args.json:
-        print_json({"sessions": [{"session_id": s.session_id, "title": s.title, "source": s.source,
-                                  "format": s.format, "started_at": s.started_at, "turns": s.turns}
-                                 for s in infos]})
+        print_json(
+            {
+                "sessions": [
+                    {
+                        "session_id": s.session_id,
+                        "title": s.title,
+                        "source": s.source,
+                        "format": s.format,
+                        "started_at": s.started_at,
+                        "turns": s.turns,
+                    }
+                    for s in infos
+                ]
+            }
+        )
         return 0
     for s in infos:
         day = s.started_at.date().isoformat() if s.started_at else "????-??-??"
@@ -137,9 +156,17 @@ def cmd_show(args: argparse.Namespace) -> int:
         lo, hi = max(0, args.turn - args.context), args.turn + args.context
     turns = svc.index.session_turns(rec.ord, lo, hi)
     if args.json:
-        print_json({"session_id": rec.sid, "title": rec.title, "source": rec.source,
-                    "turns": [{"turn": t.turn, "speaker": t.speaker, "timestamp": t.timestamp,
-                               "text": t.text} for t in turns]})
+        print_json(
+            {
+                "session_id": rec.sid,
+                "title": rec.title,
+                "source": rec.source,
+                "turns": [
+                    {"turn": t.turn, "speaker": t.speaker, "timestamp": t.timestamp, "text": t.text}
+                    for t in turns
+                ],
+            }
+        )
         return 0
     print(f"{rec.title or rec.sid}  ({rec.format}, {rec.n_turns} turns, from {rec.source})")
     for t in turns:

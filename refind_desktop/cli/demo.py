@@ -17,8 +17,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("demo", help="try refind on the bundled sample chats with the embedded local model")
     p.add_argument("--question", default=DEFAULT_QUESTION)
     p.add_argument("--search-only", action="store_true", help="skip the model, only ingest and search")
-    p.add_argument("--home", type=Path, default=None,
-                   help="folder for the demo index (default: a 'demo' folder in the data dir)")
+    p.add_argument(
+        "--home",
+        type=Path,
+        default=None,
+        help="folder for the demo index (default: a 'demo' folder in the data dir)",
+    )
     p.set_defaults(func=cmd_demo)
 
 

@@ -26,14 +26,20 @@ def cmd_embed(args: argparse.Namespace) -> int:
     svc = services()
     dense = rawrag.dense_for(svc)
     if args.status:
-        data = dict(dense.store.table.counts(), model=dense.store.model or None,
-                    pending_sessions=dense.pending_sessions(), disk_bytes=dense.store.disk_bytes())
+        data = dict(
+            dense.store.table.counts(),
+            model=dense.store.model or None,
+            pending_sessions=dense.pending_sessions(),
+            disk_bytes=dense.store.disk_bytes(),
+        )
         if args.json:
             print_json(data)
         else:
-            print(f"{data['live_windows']} windows embedded ({data['dead_windows']} tombstoned) with "
-                  f"{data['model'] or 'no model yet'}; {data['pending_sessions']} sessions pending; "
-                  f"{data['disk_bytes'] / 1e6:.1f} MB on disk")
+            print(
+                f"{data['live_windows']} windows embedded ({data['dead_windows']} tombstoned) with "
+                f"{data['model'] or 'no model yet'}; {data['pending_sessions']} sessions pending; "
+                f"{data['disk_bytes'] / 1e6:.1f} MB on disk"
+            )
         return 0
     if not args.json:
         print("loading the embedding model...", file=sys.stderr, flush=True)
@@ -42,8 +48,12 @@ def cmd_embed(args: argparse.Namespace) -> int:
     bar = Progress("embedding")
     try:
         report = dense.catch_up(
-            progress=lambda p: bar.update(p.done, p.pending, f"{p.sessions_done}/{p.sessions_total} sessions"),
-            cancel=cancel, rebuild=args.rebuild)
+            progress=lambda p: bar.update(
+                p.done, p.pending, f"{p.sessions_done}/{p.sessions_total} sessions"
+            ),
+            cancel=cancel,
+            rebuild=args.rebuild,
+        )
     finally:
         bar.close()
         signal.signal(signal.SIGINT, previous)
@@ -53,7 +63,9 @@ def cmd_embed(args: argparse.Namespace) -> int:
         print_json(data)
         return 130 if report.cancelled else 0
     state = "stopped early (run `refind embed` again to resume)" if report.cancelled else "up to date"
-    print(f"{state}: {data['windows_added']} windows embedded ({data['windows_per_second']}/s), "
-          f"{data['windows_kept']} kept, {data['windows_dropped']} dropped; "
-          f"{data['totals'].get('live_windows', 0)} live windows, model {data['model']}")
+    print(
+        f"{state}: {data['windows_added']} windows embedded ({data['windows_per_second']}/s), "
+        f"{data['windows_kept']} kept, {data['windows_dropped']} dropped; "
+        f"{data['totals'].get('live_windows', 0)} live windows, model {data['model']}"
+    )
     return 130 if report.cancelled else 0

@@ -29,9 +29,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     r = esub.add_parser("retrieval", help="single-shot retrieval metrics per mode, with the bm25s anchor")
     _common(r)
-    r.add_argument("--mode", dest="modes", action="append", default=None, metavar="MODE",
-                   help="bm25, refind, no-rrf, no-context, no-dedup, no-temporal, dense, hybrid "
-                        "(repeatable; default: all of the engine's modes). bm25s is always added.")
+    r.add_argument(
+        "--mode",
+        dest="modes",
+        action="append",
+        default=None,
+        metavar="MODE",
+        help="bm25, refind, no-rrf, no-context, no-dedup, no-temporal, dense, hybrid "
+        "(repeatable; default: all of the engine's modes). bm25s is always added.",
+    )
     r.add_argument("--k", type=_ks, default=(1, 3, 5, 10), help="cut-offs, e.g. 1,3,5,10")
     r.add_argument("--workers", type=int, default=2, help="processes (one index per haystack each)")
     r.set_defaults(func=cmd_retrieval)
@@ -39,15 +45,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     q = esub.add_parser("qa", help="run the agent per question and score its answers")
     _common(q)
     q.add_argument("--mode", choices=QA_MODES, default="refind")
-    q.add_argument("--backend", default=None,
-                   help="llama, openai, or scripted (offline stand-in without a model; default: settings)")
+    q.add_argument(
+        "--backend",
+        default=None,
+        help="llama, openai, or scripted (offline stand-in without a model; default: settings)",
+    )
     q.add_argument("--model", default=None, metavar="NAME|PATH")
-    q.add_argument("--judge", default="exact", metavar="BACKEND|exact",
-                   help="LLM judge back end (llama, openai, scripted) with the LongMemEval protocol, or "
-                        "exact (deterministic only; always reported anyway)")
+    q.add_argument(
+        "--judge",
+        default="exact",
+        metavar="BACKEND|exact",
+        help="LLM judge back end (llama, openai, scripted) with the LongMemEval protocol, or "
+        "exact (deterministic only; always reported anyway)",
+    )
     q.add_argument("--judge-model", default=None, metavar="NAME|PATH")
-    q.add_argument("--workers", type=int, default=None,
-                   help="parallel haystacks (default: 1 for llama and scripted, 2 for openai)")
+    q.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="parallel haystacks (default: 1 for llama and scripted, 2 for openai)",
+    )
     q.set_defaults(func=cmd_qa)
     p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
 
@@ -56,10 +73,19 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dataset", choices=("longmemeval", "locomo"), required=True)
     p.add_argument("--data", type=Path, required=True, metavar="FILE", help="benchmark JSON or JSON.gz")
     p.add_argument("--limit", type=int, default=None, metavar="N", help="N questions only (see --sample)")
-    p.add_argument("--sample", choices=("first", "stratified"), default="first",
-                   help="with --limit: the first N, or N round-robin across LongMemEval question types")
-    p.add_argument("--out", type=Path, default=None, metavar="DIR",
-                   help="results folder: per-question JSONL (resumable), JSON, Markdown, PNG")
+    p.add_argument(
+        "--sample",
+        choices=("first", "stratified"),
+        default="first",
+        help="with --limit: the first N, or N round-robin across LongMemEval question types",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="results folder: per-question JSONL (resumable), JSON, Markdown, PNG",
+    )
     p.add_argument("--json", action="store_true", help="print the summary JSON")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
@@ -70,8 +96,17 @@ def cmd_retrieval(args: argparse.Namespace) -> int:
     from ..eval.report import retrieval_markdown
     from ..eval.retrieval import run_retrieval
 
-    summary = run_retrieval(args.dataset, args.data, args.modes or list(DEFAULT_MODES), args.k, args.limit,
-                            args.out, args.workers, quiet=args.quiet, sample=args.sample)
+    summary = run_retrieval(
+        args.dataset,
+        args.data,
+        args.modes or list(DEFAULT_MODES),
+        args.k,
+        args.limit,
+        args.out,
+        args.workers,
+        quiet=args.quiet,
+        sample=args.sample,
+    )
     if args.json:
         print_json(summary)
     else:
@@ -88,12 +123,26 @@ def cmd_qa(args: argparse.Namespace) -> int:
 
     runner = MODE_RUNNERS.get(args.mode)
     if runner is None:
-        raise ConfigError(f"mode {args.mode!r} is not available in this build; available: "
-                          f"{', '.join(MODE_RUNNERS)}")
+        raise ConfigError(
+            f"mode {args.mode!r} is not available in this build; available: {', '.join(MODE_RUNNERS)}"
+        )
     settings = load_settings()
-    summary = run_qa(args.dataset, args.data, settings, runner=runner, mode=args.mode, backend=args.backend,
-                     model=args.model, judge=args.judge, judge_model=args.judge_model, limit=args.limit,
-                     out=args.out, workers=args.workers, quiet=args.quiet, sample=args.sample)
+    summary = run_qa(
+        args.dataset,
+        args.data,
+        settings,
+        runner=runner,
+        mode=args.mode,
+        backend=args.backend,
+        model=args.model,
+        judge=args.judge,
+        judge_model=args.judge_model,
+        limit=args.limit,
+        out=args.out,
+        workers=args.workers,
+        quiet=args.quiet,
+        sample=args.sample,
+    )
     if args.json:
         print_json(summary)
     else:

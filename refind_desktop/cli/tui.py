@@ -11,8 +11,12 @@ from ..errors import ConfigError
 def register(sub: argparse._SubParsersAction) -> None:
     """Add `tui` and make it what `refind` runs without a command."""
     p = sub.add_parser("tui", help="open the terminal app (the default when no command is given)")
-    p.add_argument("--folder", type=Path, default=None,
-                   help="chat folder to index and watch for this run (default: the configured one)")
+    p.add_argument(
+        "--folder",
+        type=Path,
+        default=None,
+        help="chat folder to index and watch for this run (default: the configured one)",
+    )
     p.add_argument("--no-watch", action="store_true", help="index once, do not watch the folder")
     p.set_defaults(func=cmd_tui)
 

@@ -21,10 +21,14 @@ LOG_NAME = "watch.log"
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the watch command."""
     p = sub.add_parser("watch", help="ingest a chat folder, then keep ingesting what changes in it")
-    p.add_argument("folder", nargs="?", type=Path,
-                   help="folder to watch (default: the chat_folder setting)")
-    p.add_argument("--debounce", type=float, default=0.5, metavar="S",
-                   help="quiet period before a batch of changes is ingested (default 0.5 s)")
+    p.add_argument("folder", nargs="?", type=Path, help="folder to watch (default: the chat_folder setting)")
+    p.add_argument(
+        "--debounce",
+        type=float,
+        default=0.5,
+        metavar="S",
+        help="quiet period before a batch of changes is ingested (default 0.5 s)",
+    )
     p.set_defaults(func=cmd_watch)
 
 
@@ -34,8 +38,10 @@ def setup_logging() -> tuple[logging.Logger, list[logging.Handler]]:
     os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
     path.chmod(0o600)
     fmt = logging.Formatter("%(asctime)s %(levelname)s %(message)s")
-    handlers: list[logging.Handler] = [logging.FileHandler(path, encoding="utf-8"),
-                                       logging.StreamHandler(sys.stderr)]
+    handlers: list[logging.Handler] = [
+        logging.FileHandler(path, encoding="utf-8"),
+        logging.StreamHandler(sys.stderr),
+    ]
     logger = logging.getLogger("refind.watch")
     for h in handlers:
         h.setFormatter(fmt)
@@ -51,8 +57,10 @@ def cmd_watch(args: argparse.Namespace) -> int:
     folder = args.folder
     if folder is None:
         if not svc.settings.chat_folder:
-            raise ConfigError("no folder to watch: run `refind watch FOLDER`, or set chat_folder "
-                              f"in {locations.config_file()} (or REFIND_CHAT_FOLDER)")
+            raise ConfigError(
+                "no folder to watch: run `refind watch FOLDER`, or set chat_folder "
+                f"in {locations.config_file()} (or REFIND_CHAT_FOLDER)"
+            )
         folder = Path(svc.settings.chat_folder)
     logger, handlers = setup_logging()
     stop = threading.Event()
@@ -60,8 +68,12 @@ def cmd_watch(args: argparse.Namespace) -> int:
     watcher = FolderWatcher(svc, folder, debounce=args.debounce)
     try:
         watcher.start()
-        logger.info("refind watch (pid %d) on %s; deleted files are reported, not forgotten: "
-                    "run `refind forget PATH` to remove their turns", os.getpid(), watcher.folder)
+        logger.info(
+            "refind watch (pid %d) on %s; deleted files are reported, not forgotten: "
+            "run `refind forget PATH` to remove their turns",
+            os.getpid(),
+            watcher.folder,
+        )
         while not stop.wait(0.5):
             if not watcher.running:
                 return 1

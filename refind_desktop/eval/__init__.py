@@ -7,7 +7,20 @@ from .qa import run_qa
 from .retrieval import run_retrieval
 
 __all__ = [
-    "DATASETS", "MODES", "EvalQuestion", "EvalUnit", "RetrievalMode", "get_mode", "load_units", "ndcg",
-    "recall_all", "recall_any", "register_mode", "run_qa", "run_retrieval", "score_question",
-    "session_ranking", "turn_recall",
+    "DATASETS",
+    "MODES",
+    "EvalQuestion",
+    "EvalUnit",
+    "RetrievalMode",
+    "get_mode",
+    "load_units",
+    "ndcg",
+    "recall_all",
+    "recall_any",
+    "register_mode",
+    "run_qa",
+    "run_retrieval",
+    "score_question",
+    "session_ranking",
+    "turn_recall",
 ]

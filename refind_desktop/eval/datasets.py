@@ -43,10 +43,17 @@ class EvalQuestion:
 
     def to_json(self) -> dict:
         """Plain dict (used in per-question result records)."""
-        return {"qid": self.qid, "type": self.qtype, "question": self.question, "answer": self.answer,
-                "date": self.date.isoformat() if self.date else None,
-                "answer_sessions": self.answer_sessions, "evidence_turns": self.evidence_turns,
-                "abstention": self.abstention, "unresolved": self.unresolved}
+        return {
+            "qid": self.qid,
+            "type": self.qtype,
+            "question": self.question,
+            "answer": self.answer,
+            "date": self.date.isoformat() if self.date else None,
+            "answer_sessions": self.answer_sessions,
+            "evidence_turns": self.evidence_turns,
+            "abstention": self.abstention,
+            "unresolved": self.unresolved,
+        }
 
 
 @dataclass
@@ -78,7 +85,9 @@ def _items(path: Path) -> Iterator[Any]:
         try:
             yield from ijson.items(f, "item", use_float=True)
         except (ijson.JSONError, EOFError, OSError, UnicodeDecodeError) as exc:
-            raise ParseError(f"{path}: cannot read the benchmark file ({' '.join(str(exc).split())})") from exc
+            raise ParseError(
+                f"{path}: cannot read the benchmark file ({' '.join(str(exc).split())})"
+            ) from exc
 
 
 def stratified_picks(path: Path, limit: int) -> list[int]:
@@ -97,8 +106,9 @@ def stratified_picks(path: Path, limit: int) -> list[int]:
     return picks
 
 
-def load_units(dataset: str, path: Path, limit: int | None = None,
-               tz: tzinfo = UTC, sample: str = "first") -> Iterator[EvalUnit]:
+def load_units(
+    dataset: str, path: Path, limit: int | None = None, tz: tzinfo = UTC, sample: str = "first"
+) -> Iterator[EvalUnit]:
     """Stream the eval units of a benchmark file; `limit` caps the number of questions.
 
     `sample="stratified"` (LongMemEval only) takes the `limit` questions round-robin across types.
@@ -140,10 +150,16 @@ def _longmemeval_unit(path: Path, item: Any, n: int, tz: tzinfo) -> EvalUnit | N
     gold = [f"lme:{sid}" for sid in dict.fromkeys(str(x) for x in item.get("answer_session_ids") or [])]
     evidence = _has_answer_turns(item, sessions)
     q = EvalQuestion(
-        qid=qid, qtype=str(item.get("question_type") or "unknown"), question=str(item.get("question") or ""),
-        answer=_as_text(item.get("answer")), date=longmemeval.parse_date(item.get("question_date"), tz),
-        answer_sessions=[s for s in gold if s in present], evidence_turns=evidence,
-        abstention=qid.endswith("_abs"), unresolved=[s for s in gold if s not in present])
+        qid=qid,
+        qtype=str(item.get("question_type") or "unknown"),
+        question=str(item.get("question") or ""),
+        answer=_as_text(item.get("answer")),
+        date=longmemeval.parse_date(item.get("question_date"), tz),
+        answer_sessions=[s for s in gold if s in present],
+        evidence_turns=evidence,
+        abstention=qid.endswith("_abs"),
+        unresolved=[s for s in gold if s not in present],
+    )
     return EvalUnit(qid, sessions, [q])
 
 
@@ -152,13 +168,17 @@ def _has_answer_turns(item: dict, sessions: list[Session]) -> list[str]:
     before the labelled message (turn ids are `lme:<sid>:<index of the turn's first message>`)."""
     by_sid = {s.session_id: s for s in sessions}
     out: list[str] = []
-    for sid, raw in zip(item.get("haystack_session_ids") or [], item.get("haystack_sessions") or [],
-                        strict=False):
+    for sid, raw in zip(
+        item.get("haystack_session_ids") or [], item.get("haystack_sessions") or [], strict=False
+    ):
         session = by_sid.get(f"lme:{sid}")
         if session is None or not isinstance(raw, list):
             continue
-        starts = sorted((int(t.turn_id.rsplit(":", 1)[1]), t.turn_id) for t in session.turns
-                        if t.turn_id.rsplit(":", 1)[-1].isdigit())
+        starts = sorted(
+            (int(t.turn_id.rsplit(":", 1)[1]), t.turn_id)
+            for t in session.turns
+            if t.turn_id.rsplit(":", 1)[-1].isdigit()
+        )
         for j, msg in enumerate(raw):
             if not (isinstance(msg, dict) and msg.get("has_answer")):
                 continue
@@ -191,9 +211,17 @@ def _locomo_unit(path: Path, item: Any, n: int, tz: tzinfo) -> EvalUnit | None:
         answer = qa.get("answer") if "answer" in qa else qa.get("adversarial_answer")
         session_date = sessions[0].started_at if sessions else None
         last = max((s.started_at for s in sessions if s.started_at), default=session_date)
-        questions.append(EvalQuestion(
-            qid=f"{sample}:q{i}", qtype=f"{cat}-{LOCOMO_CATEGORIES.get(cat, 'unknown')}" if cat else "unknown",
-            question=str(qa.get("question") or ""), answer=_as_text(answer), date=last,
-            answer_sessions=list(dict.fromkeys(turn_session[x] for x in found)), evidence_turns=found,
-            unresolved=[x for x in ids if x not in turn_session], category=cat))
+        questions.append(
+            EvalQuestion(
+                qid=f"{sample}:q{i}",
+                qtype=f"{cat}-{LOCOMO_CATEGORIES.get(cat, 'unknown')}" if cat else "unknown",
+                question=str(qa.get("question") or ""),
+                answer=_as_text(answer),
+                date=last,
+                answer_sessions=list(dict.fromkeys(turn_session[x] for x in found)),
+                evidence_turns=found,
+                unresolved=[x for x in ids if x not in turn_session],
+                category=cat,
+            )
+        )
     return EvalUnit(sample, sessions, questions)

@@ -49,8 +49,13 @@ def turn_recall(hits: Sequence[Hit], gold: Iterable[Hit], k: int, window: int = 
     return sum(1 for sid, turn in want if turn in covered.get(sid, ())) / len(want)
 
 
-def score_question(hits: Sequence[Hit], gold_sessions: Sequence[str], gold_turns: Sequence[Hit],
-                   ks: Sequence[int], window: int = 0) -> dict[str, float]:
+def score_question(
+    hits: Sequence[Hit],
+    gold_sessions: Sequence[str],
+    gold_turns: Sequence[Hit],
+    ks: Sequence[int],
+    window: int = 0,
+) -> dict[str, float]:
     """Every metric at every k for one question (turn metrics only when turn labels exist)."""
     ranked = session_ranking(hits)
     out: dict[str, float] = {}

@@ -34,8 +34,11 @@ class RetrievalMode:
 MODES: dict[str, RetrievalMode] = {}
 DEFAULT_MODES = ("bm25", "refind", "no-rrf", "no-context", "no-dedup", "no-temporal")
 ANCHOR = "bm25s"
-LAZY_MODES = {"dense": "refind_desktop.rag.eval_modes", "dense-rrf": "refind_desktop.rag.eval_modes",
-              "hybrid": "refind_desktop.rag.eval_modes"}
+LAZY_MODES = {
+    "dense": "refind_desktop.rag.eval_modes",
+    "dense-rrf": "refind_desktop.rag.eval_modes",
+    "hybrid": "refind_desktop.rag.eval_modes",
+}
 """Modes whose module registers them on import (looked up only when asked for)."""
 
 
@@ -52,8 +55,9 @@ def get_mode(name: str) -> RetrievalMode:
         try:
             importlib.import_module(LAZY_MODES[name])
         except ModuleNotFoundError as exc:
-            raise ConfigError(f"retrieval mode {name!r} is not available in this build ({exc.name} "
-                              "is missing)") from exc
+            raise ConfigError(
+                f"retrieval mode {name!r} is not available in this build ({exc.name} is missing)"
+            ) from exc
     if name not in MODES:
         raise ConfigError(f"unknown retrieval mode {name!r}; available: {', '.join(available_modes())}")
     return MODES[name]
@@ -88,18 +92,40 @@ def engine_mode(options: SearchOptions) -> ModeFn:
 
 _REFIND = SearchOptions()
 _NOOP = "no-op for single-shot retrieval (one query, no dates, nothing seen yet): same ranking as refind"
-register_mode("bm25", engine_mode(_REFIND.with_(rrf=False, context_window=0)),
-              note="turn BM25 only: RRF off, no context")
-register_mode("refind", engine_mode(_REFIND), context_window=_REFIND.context_window,
-              note="two-level RRF (k=60) with the engine's defaults, ±2 turns of context")
-register_mode("no-rrf", engine_mode(_REFIND.with_(rrf=False)), context_window=_REFIND.context_window,
-              note="pure turn BM25 ranking with ±2 turns of context: session/turn metrics equal bm25's")
-register_mode("no-context", engine_mode(_REFIND.with_(context_window=0)),
-              note="same ranking as refind; only ctx_turn_recall differs (no context turns)")
-register_mode("no-dedup", engine_mode(_REFIND.with_(session_dedup=False)),
-              context_window=_REFIND.context_window, note=_NOOP)
-register_mode("no-temporal", engine_mode(_REFIND.with_(temporal=False)),
-              context_window=_REFIND.context_window, note=_NOOP)
+register_mode(
+    "bm25",
+    engine_mode(_REFIND.with_(rrf=False, context_window=0)),
+    note="turn BM25 only: RRF off, no context",
+)
+register_mode(
+    "refind",
+    engine_mode(_REFIND),
+    context_window=_REFIND.context_window,
+    note="two-level RRF (k=60) with the engine's defaults, ±2 turns of context",
+)
+register_mode(
+    "no-rrf",
+    engine_mode(_REFIND.with_(rrf=False)),
+    context_window=_REFIND.context_window,
+    note="pure turn BM25 ranking with ±2 turns of context: session/turn metrics equal bm25's",
+)
+register_mode(
+    "no-context",
+    engine_mode(_REFIND.with_(context_window=0)),
+    note="same ranking as refind; only ctx_turn_recall differs (no context turns)",
+)
+register_mode(
+    "no-dedup",
+    engine_mode(_REFIND.with_(session_dedup=False)),
+    context_window=_REFIND.context_window,
+    note=_NOOP,
+)
+register_mode(
+    "no-temporal",
+    engine_mode(_REFIND.with_(temporal=False)),
+    context_window=_REFIND.context_window,
+    note=_NOOP,
+)
 
 
 # -- the external anchor ---------------------------------------------------------------------------
@@ -112,15 +138,19 @@ def bm25s_mode(services, question: str, k: int) -> list[Hit]:
             import bm25s
             import Stemmer
         except ImportError as exc:
-            raise MissingDependencyError('the bm25s anchor needs `pip install "refind-desktop[bench]"`') from exc
+            raise MissingDependencyError(
+                'the bm25s anchor needs `pip install "refind-desktop[bench]"`'
+            ) from exc
         sessions = services.extras.get("eval_sessions") or []
         keys = [(s.session_id, t.index) for s in sessions for t in s.turns]
         stemmer = Stemmer.Stemmer("english")
         model = bm25s.BM25(k1=1.2, b=0.75)
         if keys:
             texts = [t.text for s in sessions for t in s.turns]
-            model.index(bm25s.tokenize(texts, stopwords="en", stemmer=stemmer, show_progress=False),
-                        show_progress=False)
+            model.index(
+                bm25s.tokenize(texts, stopwords="en", stemmer=stemmer, show_progress=False),
+                show_progress=False,
+            )
         state = services.extras["bm25s"] = (bm25s, stemmer, model, keys)
     bm25s, stemmer, model, keys = state
     if not keys:
@@ -129,8 +159,10 @@ def bm25s_mode(services, question: str, k: int) -> list[Hit]:
     if not any(tokens.ids):
         return []
     docs, scores = model.retrieve(tokens, k=len(keys), show_progress=False, n_threads=1)
-    ranked = sorted(((float(s), int(d)) for d, s in zip(docs[0], scores[0], strict=True) if s > 0),
-                    key=lambda x: (-x[0], x[1]))
+    ranked = sorted(
+        ((float(s), int(d)) for d, s in zip(docs[0], scores[0], strict=True) if s > 0),
+        key=lambda x: (-x[0], x[1]),
+    )
     return cut([keys[d] for _, d in ranked], k)
 
 

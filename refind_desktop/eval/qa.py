@@ -52,8 +52,15 @@ def evidence_recall(q: EvalQuestion, noted: list[str]) -> float | None:
 
 def answer_question(svc, backend, runner: Runner, mode: str, dataset: str, q: EvalQuestion) -> dict:
     """Run the agent on one question and score it deterministically (the judge comes later)."""
-    rec: dict = {"qid": q.qid, "type": q.qtype, "question": q.question, "gold": q.answer,
-                 "abstention": q.abstention, "category": q.category, "answer_sessions": q.answer_sessions}
+    rec: dict = {
+        "qid": q.qid,
+        "type": q.qtype,
+        "question": q.question,
+        "gold": q.answer,
+        "abstention": q.abstention,
+        "category": q.category,
+        "answer_sessions": q.answer_sessions,
+    }
     t0 = time.perf_counter()
     try:
         result = runner(svc, backend, mode, q.question, q.date, None)
@@ -62,18 +69,35 @@ def answer_question(svc, backend, runner: Runner, mode: str, dataset: str, q: Ev
         return rec
     data = result.to_json()
     noted = list(dict.fromkeys(n["session_id"] for n in data.get("notes", [])))
-    rec.update(answer=data.get("answer", ""), abstained=bool(data.get("abstained")),
-               citations=data.get("citations", []), noted_sessions=noted, usage=data.get("usage", {}),
-               evidence_recall=evidence_recall(q, noted),
-               trajectory=data.get("trajectory", []))
+    rec.update(
+        answer=data.get("answer", ""),
+        abstained=bool(data.get("abstained")),
+        citations=data.get("citations", []),
+        noted_sessions=noted,
+        usage=data.get("usage", {}),
+        evidence_recall=evidence_recall(q, noted),
+        trajectory=data.get("trajectory", []),
+    )
     rec.update(deterministic(rec["answer"], q.answer, dataset, q.abstention, q.category))
     return rec
 
 
-def run_qa(dataset: str, data: Path, settings: Settings, runner: Runner, mode: str = "refind",
-           backend: str | None = None, model: str | None = None, judge: str = "exact",
-           judge_model: str | None = None, limit: int | None = None, out: Path | None = None,
-           workers: int | None = None, quiet: bool = False, sample: str = "first") -> dict:
+def run_qa(
+    dataset: str,
+    data: Path,
+    settings: Settings,
+    runner: Runner,
+    mode: str = "refind",
+    backend: str | None = None,
+    model: str | None = None,
+    judge: str = "exact",
+    judge_model: str | None = None,
+    limit: int | None = None,
+    out: Path | None = None,
+    workers: int | None = None,
+    quiet: bool = False,
+    sample: str = "first",
+) -> dict:
     """Answer every question (resuming from the cache in `out`), judge, and summarize."""
     label = _label(backend, model, settings)
     kind = label.split("-", 1)[0]
@@ -96,10 +120,16 @@ def run_qa(dataset: str, data: Path, settings: Settings, runner: Runner, mode: s
         model_backend = make_model(settings, backend, model)
     if judge_name != "exact":
         # one local model in memory: the judge reuses the answering back end when it is the same one
-        same = judge_name != "scripted" and judge_name == (backend or settings.backend).lower() \
+        same = (
+            judge_name != "scripted"
+            and judge_name == (backend or settings.backend).lower()
             and (judge_model or None) == (model or None)
-        judge_backend = model_backend if same and model_backend is not None else \
-            make_model(settings, judge_name, judge_model, judge=True)
+        )
+        judge_backend = (
+            model_backend
+            if same and model_backend is not None
+            else make_model(settings, judge_name, judge_model, judge=True)
+        )
     done = len(order) - sum(len(t) for _, t in units)
 
     def do_unit(item: tuple[EvalUnit, list[EvalQuestion]]) -> None:
@@ -130,8 +160,12 @@ def run_qa(dataset: str, data: Path, settings: Settings, runner: Runner, mode: s
                     ok, raw, usage = llm_judge(judge_backend, rec["question"], rec["gold"], rec["answer"])
                 except RefindError as exc:
                     ok, raw, usage = None, f"error: {exc.message}", None
-                verdict = {"correct": ok, "raw": raw[:400], "seconds": round(time.perf_counter() - t0, 3),
-                           "tokens": (usage.prompt_tokens + usage.completion_tokens) if usage else 0}
+                verdict = {
+                    "correct": ok,
+                    "raw": raw[:400],
+                    "seconds": round(time.perf_counter() - t0, 3),
+                    "tokens": (usage.prompt_tokens + usage.completion_tokens) if usage else 0,
+                }
                 cache.put({**rec, "judge": {**rec.get("judge", {}), judge_label: verdict}})
     finally:
         bar.close()
@@ -144,9 +178,15 @@ def run_qa(dataset: str, data: Path, settings: Settings, runner: Runner, mode: s
     return summary
 
 
-_USAGE_KEYS = (("searches", "searches"), ("llm_calls", "llm_calls"), ("prompt_tokens", "prompt_tokens"),
-               ("completion_tokens", "completion_tokens"), ("search_seconds", "search_seconds"),
-               ("model_seconds", "model_seconds"), ("total_seconds", "total_seconds"))
+_USAGE_KEYS = (
+    ("searches", "searches"),
+    ("llm_calls", "llm_calls"),
+    ("prompt_tokens", "prompt_tokens"),
+    ("completion_tokens", "completion_tokens"),
+    ("search_seconds", "search_seconds"),
+    ("model_seconds", "model_seconds"),
+    ("total_seconds", "total_seconds"),
+)
 
 
 def _means(records: list[dict], judge_label: str) -> dict:
@@ -191,12 +231,19 @@ def summarize(dataset: str, records: list[dict], mode: str, backend: str, judge_
     by_type: dict[str, list[dict]] = defaultdict(list)
     for r in records:
         by_type[r["type"]].append(r)
-    return {"dataset": dataset, "mode": mode, "backend": backend, "judge": judge_label,
-            "questions": len(records),
-            "scorers": {"judge_correct": f"LLM judge ({judge_label}), LongMemEval/STITCH prompt and verdict rule",
-                        "det_correct": "deterministic: normalized containment of the gold answer "
-                                       "(abstention questions: the answer says it is not in the history)",
-                        "det_f1": "deterministic: token F1" + (" with LoCoMo's category rules"
-                                                               if dataset == "locomo" else "")},
-            "overall": _means(records, judge_label),
-            "by_type": {t: _means(v, judge_label) for t, v in sorted(by_type.items())}}
+    return {
+        "dataset": dataset,
+        "mode": mode,
+        "backend": backend,
+        "judge": judge_label,
+        "questions": len(records),
+        "scorers": {
+            "judge_correct": f"LLM judge ({judge_label}), LongMemEval/STITCH prompt and verdict rule",
+            "det_correct": "deterministic: normalized containment of the gold answer "
+            "(abstention questions: the answer says it is not in the history)",
+            "det_f1": "deterministic: token F1"
+            + (" with LoCoMo's category rules" if dataset == "locomo" else ""),
+        },
+        "overall": _means(records, judge_label),
+        "by_type": {t: _means(v, judge_label) for t, v in sorted(by_type.items())},
+    }

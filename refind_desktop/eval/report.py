@@ -30,11 +30,15 @@ def retrieval_markdown(summary: dict) -> str:
     ks = summary["ks"]
     modes = summary["modes"]
     skipped = ", ".join(f"{k} {v}" for k, v in summary["skipped"].items())
-    lines = [f"# Retrieval: {summary['dataset']}", "",
-             f"{summary['questions']} questions, {summary['scored']} scored (skipped: {skipped}). "
-             "Single-shot: the question is the query. Sessions are ranked by first appearance in the "
-             "turn ranking. `bm25s` is the external reference (bm25s library, k1 1.2, b 0.75, English "
-             "stop-words, Snowball stemmer) on the same turns.", ""]
+    lines = [
+        f"# Retrieval: {summary['dataset']}",
+        "",
+        f"{summary['questions']} questions, {summary['scored']} scored (skipped: {skipped}). "
+        "Single-shot: the question is the query. Sessions are ranked by first appearance in the "
+        "turn ranking. `bm25s` is the external reference (bm25s library, k1 1.2, b 0.75, English "
+        "stop-words, Snowball stemmer) on the same turns.",
+        "",
+    ]
     for fam, title in RETRIEVAL_FAMILIES:
         rows = [[m] + [e["overall"].get(f"{fam}@{k}") for k in ks] for m, e in modes.items()]
         if all(v is None for r in rows for v in r[1:]):
@@ -43,11 +47,16 @@ def retrieval_markdown(summary: dict) -> str:
     k = 5 if 5 in ks else ks[len(ks) // 2]
     types = sorted({t for e in modes.values() for t in e["by_type"]})
     if types:
-        rows = [[t, next(iter(modes.values()))["by_type"].get(t, {}).get("n")]
-                + [e["by_type"].get(t, {}).get(f"recall_any@{k}") for e in modes.values()] for t in types]
+        rows = [
+            [t, next(iter(modes.values()))["by_type"].get(t, {}).get("n")]
+            + [e["by_type"].get(t, {}).get(f"recall_any@{k}") for e in modes.values()]
+            for t in types
+        ]
         lines += [f"## recall_any@{k} by question type", ""] + _table(["type", "n", *modes], rows) + [""]
-    lines += ["## Mode notes", ""] + [f"- `{m}`: {e['note']}" + (f" — errors: {e['errors']}" if e.get("errors")
-                                                                   else "") for m, e in modes.items()]
+    lines += ["## Mode notes", ""] + [
+        f"- `{m}`: {e['note']}" + (f" — errors: {e['errors']}" if e.get("errors") else "")
+        for m, e in modes.items()
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -59,11 +68,17 @@ def plot_recall(summary: dict, path: Path) -> bool:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print('refind: no PNG plot: matplotlib is missing (pip install "refind-desktop[bench]")', file=sys.stderr)
+        print(
+            'refind: no PNG plot: matplotlib is missing (pip install "refind-desktop[bench]")',
+            file=sys.stderr,
+        )
         return False
     ks = summary["ks"]
-    panels = (("recall_any", "session recall_any@k"), ("turn_recall", "turn recall@k (hit turns)"),
-              ("ctx_turn_recall", "turn recall@k (with context)"))
+    panels = (
+        ("recall_any", "session recall_any@k"),
+        ("turn_recall", "turn recall@k (hit turns)"),
+        ("ctx_turn_recall", "turn recall@k (with context)"),
+    )
     fig, axes = plt.subplots(1, len(panels), figsize=(15, 4.4))
     for ax, (fam, title) in zip(axes, panels, strict=True):
         curves: dict[tuple, list[str]] = {}
@@ -90,7 +105,9 @@ def write_retrieval_report(summary: dict, out: Path) -> None:
     """retrieval-<dataset>.json/.md/.png in `out`."""
     out.mkdir(parents=True, exist_ok=True)
     stem = out / f"retrieval-{summary['dataset']}"
-    stem.with_suffix(".json").write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    stem.with_suffix(".json").write_text(
+        json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
     stem.with_suffix(".md").write_text(retrieval_markdown(summary), encoding="utf-8")
     plot_recall(summary, stem.with_suffix(".png"))
 
@@ -98,9 +115,13 @@ def write_retrieval_report(summary: dict, out: Path) -> None:
 def qa_markdown(summary: dict) -> str:
     """Markdown of a QA run: accuracy per scorer, evidence recall, resources, and per-type accuracy."""
     o = summary["overall"]
-    lines = [f"# QA: {summary['dataset']} — mode {summary['mode']}, back end {summary['backend']}", "",
-             f"{summary['questions']} questions. Judge: {summary['judge']}. The deterministic scores are "
-             "always computed and are labelled as such.", ""]
+    lines = [
+        f"# QA: {summary['dataset']} — mode {summary['mode']}, back end {summary['backend']}",
+        "",
+        f"{summary['questions']} questions. Judge: {summary['judge']}. The deterministic scores are "
+        "always computed and are labelled as such.",
+        "",
+    ]
     rows = [[key, o.get(key)] for key in o if key != "n"]
     lines += _table(["figure (mean per question)", "value"], rows) + [""]
     types = summary.get("by_type", {})
@@ -127,9 +148,15 @@ def plot_qa(summary: dict, path: Path) -> bool:
     keys = [k for k in ("judge_correct", "det_correct", "evidence_recall") if k in summary["overall"]]
     width = 0.8 / max(len(keys), 1)
     for i, key in enumerate(keys):
-        ax.bar([x + i * width for x in range(len(types))],
-               [summary["by_type"][t].get(key) or 0 for t in types], width, label=key)
-    ax.set_xticks([x + width * (len(keys) - 1) / 2 for x in range(len(types))], types, rotation=20, fontsize=8)
+        ax.bar(
+            [x + i * width for x in range(len(types))],
+            [summary["by_type"][t].get(key) or 0 for t in types],
+            width,
+            label=key,
+        )
+    ax.set_xticks(
+        [x + width * (len(keys) - 1) / 2 for x in range(len(types))], types, rotation=20, fontsize=8
+    )
     ax.set_ylim(0, 1.02)
     ax.legend(fontsize=8)
     ax.set_title(f"{summary['dataset']} QA ({summary['mode']}, {summary['backend']})")
@@ -143,6 +170,8 @@ def write_qa_report(summary: dict, out: Path, stem_name: str) -> None:
     """<stem>.json/.md/.png in `out`."""
     out.mkdir(parents=True, exist_ok=True)
     stem = out / stem_name
-    stem.with_suffix(".json").write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    stem.with_suffix(".json").write_text(
+        json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
     stem.with_suffix(".md").write_text(qa_markdown(summary), encoding="utf-8")
     plot_qa(summary, stem.with_suffix(".png"))

@@ -22,7 +22,7 @@ DEFAULT_KS = (1, 3, 5, 10)
 
 
 def question_status(q: EvalQuestion) -> str:
-    """"scored", or why the question is left out of the retrieval metrics."""
+    """ "scored", or why the question is left out of the retrieval metrics."""
     if q.abstention:
         return "abstention"
     if not q.answer_sessions:
@@ -41,8 +41,9 @@ def _needs(rec: dict | None, modes: list[str], ks: tuple[int, ...]) -> list[str]
     return [m for m in modes if m not in done or "error" in done[m] or not all(w in done[m] for w in want)]
 
 
-def score_unit(dataset: str, unit: EvalUnit, modes: list[str], ks: tuple[int, ...],
-               todo: dict[str, list[str]]) -> list[dict]:
+def score_unit(
+    dataset: str, unit: EvalUnit, modes: list[str], ks: tuple[int, ...], todo: dict[str, list[str]]
+) -> list[dict]:
     """Index one haystack and score the questions' pending modes (runs in a worker process)."""
     out: list[dict] = []
     k_max = max(ks)
@@ -50,8 +51,15 @@ def score_unit(dataset: str, unit: EvalUnit, modes: list[str], ks: tuple[int, ..
         turn_key = {tid: key for key, tid in unit.turn_ids().items()}
         for q in unit.questions:
             status = question_status(q)
-            rec = {"qid": q.qid, "unit": unit.unit_id, "type": q.qtype, "status": status,
-                   "unresolved": q.unresolved, "n_evidence_turns": len(q.evidence_turns), "modes": {}}
+            rec = {
+                "qid": q.qid,
+                "unit": unit.unit_id,
+                "type": q.qtype,
+                "status": status,
+                "unresolved": q.unresolved,
+                "n_evidence_turns": len(q.evidence_turns),
+                "modes": {},
+            }
             if status == "scored":
                 gold_turns = [turn_key[t] for t in q.evidence_turns if t in turn_key]
                 for name in todo.get(q.qid, modes):
@@ -61,15 +69,26 @@ def score_unit(dataset: str, unit: EvalUnit, modes: list[str], ks: tuple[int, ..
                     except RefindError as exc:
                         rec["modes"][name] = {"error": f"{exc.title}: {exc.message}"}
                         continue
-                    rec["modes"][name] = {key: round(v, 6) for key, v in score_question(
-                        hits, q.answer_sessions, gold_turns, ks, mode.context_window).items()}
+                    rec["modes"][name] = {
+                        key: round(v, 6)
+                        for key, v in score_question(
+                            hits, q.answer_sessions, gold_turns, ks, mode.context_window
+                        ).items()
+                    }
             out.append(rec)
     return out
 
 
-def _units_todo(dataset: str, data: Path, limit: int | None, modes: list[str], ks: tuple[int, ...],
-                cache: ResultCache, order: list[str],
-                sample: str = "first") -> Iterator[tuple[EvalUnit, dict[str, list[str]]]]:
+def _units_todo(
+    dataset: str,
+    data: Path,
+    limit: int | None,
+    modes: list[str],
+    ks: tuple[int, ...],
+    cache: ResultCache,
+    order: list[str],
+    sample: str = "first",
+) -> Iterator[tuple[EvalUnit, dict[str, list[str]]]]:
     for unit in load_units(dataset, data, limit, sample=sample):
         todo: dict[str, list[str]] = {}
         for q in unit.questions:
@@ -81,10 +100,18 @@ def _units_todo(dataset: str, data: Path, limit: int | None, modes: list[str], k
             yield unit, todo
 
 
-def run_retrieval(dataset: str, data: Path, modes: list[str], ks: tuple[int, ...] = DEFAULT_KS,
-                  limit: int | None = None, out: Path | None = None, workers: int = 2,
-                  log: Callable[[str], None] | None = None, quiet: bool = False,
-                  sample: str = "first") -> dict:
+def run_retrieval(
+    dataset: str,
+    data: Path,
+    modes: list[str],
+    ks: tuple[int, ...] = DEFAULT_KS,
+    limit: int | None = None,
+    out: Path | None = None,
+    workers: int = 2,
+    log: Callable[[str], None] | None = None,
+    quiet: bool = False,
+    sample: str = "first",
+) -> dict:
     """Score every question with every mode plus the bm25s anchor; returns the summary JSON."""
     modes = list(dict.fromkeys([*modes, ANCHOR]))
     for name in modes:
@@ -158,10 +185,20 @@ def summarize(dataset: str, records: list[dict], modes: list[str], ks: tuple[int
             row = r.get("modes", {}).get(name)
             if row and "error" not in row:
                 by_type[r["type"]].append(row)
-        entry = {"overall": mean_table(rows), "by_type": {t: mean_table(v) for t, v in sorted(by_type.items())},
-                 "context_window": get_mode(name).context_window, "note": get_mode(name).note}
+        entry = {
+            "overall": mean_table(rows),
+            "by_type": {t: mean_table(v) for t, v in sorted(by_type.items())},
+            "context_window": get_mode(name).context_window,
+            "note": get_mode(name).note,
+        }
         if errors:
             entry["errors"] = errors
         out_modes[name] = entry
-    return {"dataset": dataset, "questions": len(records), "scored": len(scored), "ks": list(ks),
-            "modes": out_modes, "skipped": dict(skipped)}
+    return {
+        "dataset": dataset,
+        "questions": len(records),
+        "scored": len(scored),
+        "ks": list(ks),
+        "modes": out_modes,
+        "skipped": dict(skipped),
+    }

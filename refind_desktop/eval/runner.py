@@ -32,8 +32,14 @@ def unit_services(unit: EvalUnit, dataset: str, settings: Settings | None = None
         index = TurnIndex(Path(tmp) / "index")
         catalog = Catalog(Path(tmp) / "catalog.sqlite")
         tz = UTC
-        svc = Services(settings=settings, index=index, catalog=catalog, ingestor=Ingestor(index, catalog, tz),
-                       engine=SearchEngine(index, catalog, tz), tz=tz)
+        svc = Services(
+            settings=settings,
+            index=index,
+            catalog=catalog,
+            ingestor=Ingestor(index, catalog, tz),
+            engine=SearchEngine(index, catalog, tz),
+            tz=tz,
+        )
         try:
             svc.ingestor.apply_sessions(unit.sessions, f"eval:{dataset}:{unit.unit_id}", dataset)
             svc.extras["eval_sessions"] = unit.sessions

@@ -17,16 +17,22 @@ JUDGE_PROMPT = (
     "Otherwise, mark it as WRONG. Respond with either CORRECT or WRONG, and provide a brief reasoning."
 )
 
-_NUMBERS = {w: str(i) for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen twenty".split())}
+_NUMBERS = {
+    w: str(i)
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+        "seventeen eighteen nineteen twenty".split()
+    )
+}
 _ARTICLES = re.compile(r"\b(a|an|the|and)\b")
 _PUNCT = str.maketrans({c: " " for c in string.punctuation})
 _ABSTAIN = re.compile(
     r"\b(not (been )?(mentioned|found|available|provided|specified|stated|discussed|recorded|included|"
     r"in (the|your) (chat|conversation|history))|no (information|mention|record|relevant|details?|data)|"
     r"insufficient|(don't|do not|cannot|can't|couldn't|could not|unable to) (know|find|determine|tell|"
-    r"answer|be determined|be found)|unknown|no conversation history)\b", re.IGNORECASE)
+    r"answer|be determined|be found)|unknown|no conversation history)\b",
+    re.IGNORECASE,
+)
 
 
 _CITATION = re.compile(r"\[[^\[\]]*\bturns?\s*#?\s*\d+[^\[\]]*\]", re.IGNORECASE)
@@ -39,8 +45,10 @@ def strip_citations(text: str) -> str:
 
 def judge_messages(question: str, gold: str, generated: str) -> list[ChatMessage]:
     """The judge call: the protocol's instruction, then the three inputs."""
-    return [ChatMessage("system", JUDGE_PROMPT),
-            ChatMessage("user", f"Question: {question}\nGold answer: {gold}\nGenerated answer: {generated}")]
+    return [
+        ChatMessage("system", JUDGE_PROMPT),
+        ChatMessage("user", f"Question: {question}\nGold answer: {gold}\nGenerated answer: {generated}"),
+    ]
 
 
 def parse_verdict(text: str) -> bool:
@@ -52,8 +60,9 @@ def parse_verdict(text: str) -> bool:
 def llm_judge(backend: LLMBackend, question: str, gold: str, generated: str) -> tuple[bool, str, object]:
     """(verdict, raw reply, usage) of one judge call (temperature 0, max 200 tokens; the gold answer as
     given, also for abstention questions, whose gold text says the information is missing)."""
-    comp = backend.complete(judge_messages(question, gold, strip_citations(generated)), max_tokens=200,
-                            temperature=0.0)
+    comp = backend.complete(
+        judge_messages(question, gold, strip_citations(generated)), max_tokens=200, temperature=0.0
+    )
     return parse_verdict(comp.text), comp.text, comp.usage
 
 
@@ -105,8 +114,9 @@ def locomo_score(pred: str, gold: str, category: int | None) -> float:
     return token_f1(pred, gold)
 
 
-def deterministic(pred: str, gold: str, dataset: str, abstention: bool = False,
-                  category: int | None = None) -> dict:
+def deterministic(
+    pred: str, gold: str, dataset: str, abstention: bool = False, category: int | None = None
+) -> dict:
     """The always-reported deterministic scores: `det_correct` (containment, or abstaining when the gold
     answer is absent) and `det_f1` (token F1; the LoCoMo category rules for LoCoMo); citations removed."""
     pred = strip_citations(pred)

@@ -14,10 +14,12 @@ from ..llm.scripted import ScriptedBackend
 from .scoring import contains
 
 _WORD = re.compile(r"[A-Za-z0-9']+")
-_STOP = set("a an the and or of to in on at for with about from by is are was were be been do does did i my me "
-            "you your we our what which who whom when where why how many much long ago have has had it its "
-            "that this these those there their they he she his her than then will would can could should "
-            "tell remind previous conversation".split())
+_STOP = set(
+    "a an the and or of to in on at for with about from by is are was were be been do does did i my me "
+    "you your we our what which who whom when where why how many much long ago have has had it its "
+    "that this these those there their they he she his her than then will would can could should "
+    "tell remind previous conversation".split()
+)
 
 
 def _question(messages: list[ChatMessage]) -> str:

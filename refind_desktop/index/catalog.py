@@ -14,7 +14,9 @@ from pathlib import Path
 from ..types import SessionInfo
 
 MIGRATIONS: list[tuple[str, str]] = [
-    ("001_initial", """
+    (
+        "001_initial",
+        """
         CREATE TABLE files(path TEXT PRIMARY KEY, format TEXT, size INTEGER, mtime_ns INTEGER,
                            digest TEXT, ingested_at REAL);
         CREATE TABLE sessions(sid TEXT PRIMARY KEY, ord INTEGER UNIQUE NOT NULL, source TEXT NOT NULL,
@@ -23,7 +25,8 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX sessions_source ON sessions(source);
         CREATE TABLE skipped(path TEXT PRIMARY KEY, reason TEXT NOT NULL, at REAL);
         CREATE TABLE counters(name TEXT PRIMARY KEY, value INTEGER NOT NULL);
-    """),
+    """,
+    ),
 ]
 
 
@@ -62,8 +65,7 @@ class Catalog:
     def __init__(self, path: Path) -> None:
         new = not path.exists()
         self.path = path
-        self.db = sqlite3.connect(str(path), timeout=30, isolation_level="DEFERRED",
-                                  check_same_thread=False)
+        self.db = sqlite3.connect(str(path), timeout=30, isolation_level="DEFERRED", check_same_thread=False)
         if new:
             os.chmod(path, 0o600)
         self.db.execute("PRAGMA journal_mode=WAL")
@@ -74,7 +76,8 @@ class Catalog:
     def _migrate(self) -> None:
         # Readers open the catalog while a writer holds SQLite's write lock: only write when needed.
         exists = self.db.execute(
-            "SELECT 1 FROM sqlite_master WHERE type='table' AND name='migrations'").fetchone()
+            "SELECT 1 FROM sqlite_master WHERE type='table' AND name='migrations'"
+        ).fetchone()
         if not exists:
             self.db.execute("CREATE TABLE IF NOT EXISTS migrations(name TEXT PRIMARY KEY, at REAL)")
             self.db.commit()
@@ -83,8 +86,9 @@ class Catalog:
             if name in done:
                 continue
             try:  # atomic with its own bookkeeping row, so two processes opening a new catalog agree
-                self.db.executescript(f"BEGIN IMMEDIATE;{sql};INSERT INTO migrations "
-                                      f"VALUES ('{name}', {time.time()});COMMIT;")
+                self.db.executescript(
+                    f"BEGIN IMMEDIATE;{sql};INSERT INTO migrations VALUES ('{name}', {time.time()});COMMIT;"
+                )
             except sqlite3.OperationalError:
                 self.db.rollback()
                 if not self.db.execute("SELECT 1 FROM migrations WHERE name=?", (name,)).fetchone():
@@ -110,14 +114,17 @@ class Catalog:
     # -- files ---------------------------------------------------------------
     def get_file(self, path: str) -> FileRecord | None:
         """The record of a source path, if it was ingested."""
-        row = self.db.execute("SELECT path, format, size, mtime_ns, digest FROM files WHERE path=?",
-                              (path,)).fetchone()
+        row = self.db.execute(
+            "SELECT path, format, size, mtime_ns, digest FROM files WHERE path=?", (path,)
+        ).fetchone()
         return FileRecord(*row) if row else None
 
     def put_file(self, rec: FileRecord) -> None:
         """Insert or replace a file record; clears any earlier skip of that path."""
-        self.db.execute("INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?)",
-                        (rec.path, rec.format, rec.size, rec.mtime_ns, rec.digest, time.time()))
+        self.db.execute(
+            "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?)",
+            (rec.path, rec.format, rec.size, rec.mtime_ns, rec.digest, time.time()),
+        )
         self.db.execute("DELETE FROM skipped WHERE path=?", (rec.path,))
 
     def delete_file(self, path: str) -> None:
@@ -153,30 +160,41 @@ class Catalog:
     def get_session(self, sid: str) -> SessionRecord | None:
         """A session's catalog row."""
         row = self.db.execute(
-            "SELECT sid, ord, source, format, title, started_at, n_turns, hashes FROM sessions "
-            "WHERE sid=?", (sid,)).fetchone()
+            "SELECT sid, ord, source, format, title, started_at, n_turns, hashes FROM sessions WHERE sid=?",
+            (sid,),
+        ).fetchone()
         return self._session(row) if row else None
 
     def get_session_by_ord(self, ord_: int) -> SessionRecord | None:
         """A session's catalog row by ordinal."""
         row = self.db.execute(
-            "SELECT sid, ord, source, format, title, started_at, n_turns, hashes FROM sessions "
-            "WHERE ord=?", (ord_,)).fetchone()
+            "SELECT sid, ord, source, format, title, started_at, n_turns, hashes FROM sessions WHERE ord=?",
+            (ord_,),
+        ).fetchone()
         return self._session(row) if row else None
 
     @staticmethod
     def _session(row: tuple) -> SessionRecord:
         hashes = tuple(row[7].split(",")) if row[7] else ()
-        return SessionRecord(row[0], row[1], row[2], row[3] or "", row[4] or "", _ts(row[5]),
-                             row[6], hashes)
+        return SessionRecord(row[0], row[1], row[2], row[3] or "", row[4] or "", _ts(row[5]), row[6], hashes)
 
     def put_session(self, rec: SessionRecord, participants: list[str] | None = None) -> None:
         """Insert or replace a session row."""
         started = rec.started_at.timestamp() if rec.started_at else None
         self.db.execute(
             "INSERT OR REPLACE INTO sessions VALUES (?,?,?,?,?,?,?,?,?)",
-            (rec.sid, rec.ord, rec.source, rec.format, rec.title, started,
-             json.dumps(participants or []), rec.n_turns, ",".join(rec.hashes)))
+            (
+                rec.sid,
+                rec.ord,
+                rec.source,
+                rec.format,
+                rec.title,
+                started,
+                json.dumps(participants or []),
+                rec.n_turns,
+                ",".join(rec.hashes),
+            ),
+        )
 
     def delete_session(self, sid: str) -> None:
         """Remove a session row."""
@@ -186,13 +204,17 @@ class Catalog:
         """Sessions owned by one source path."""
         rows = self.db.execute(
             "SELECT sid, ord, source, format, title, started_at, n_turns, hashes FROM sessions "
-            "WHERE source=?", (source,))
+            "WHERE source=?",
+            (source,),
+        )
         return [self._session(r) for r in rows]
 
     def session_infos(self, limit: int | None = None) -> Iterator[SessionInfo]:
         """Sessions newest first (unknown dates last)."""
-        sql = ("SELECT sid, title, source, format, started_at, n_turns FROM sessions "
-               "ORDER BY started_at IS NULL, started_at DESC, sid")
+        sql = (
+            "SELECT sid, title, source, format, started_at, n_turns FROM sessions "
+            "ORDER BY started_at IS NULL, started_at DESC, sid"
+        )
         if limit:
             sql += f" LIMIT {int(limit)}"
         for r in self.db.execute(sql):
@@ -202,11 +224,13 @@ class Catalog:
         """Catalog rows of several ordinals at once."""
         out: dict[int, SessionRecord] = {}
         for i in range(0, len(ords), 500):
-            chunk = ords[i:i + 500]
+            chunk = ords[i : i + 500]
             marks = ",".join("?" * len(chunk))
             rows = self.db.execute(
                 "SELECT sid, ord, source, format, title, started_at, n_turns, hashes FROM sessions "
-                f"WHERE ord IN ({marks})", chunk)
+                f"WHERE ord IN ({marks})",
+                chunk,
+            )
             for r in rows:
                 out[r[1]] = self._session(r)
         return out
@@ -214,7 +238,8 @@ class Catalog:
     def iter_sessions(self) -> Iterator[SessionRecord]:
         """Every session row, in ordinal order (the vector catch-up compares them with its own)."""
         rows = self.db.execute(
-            "SELECT sid, ord, source, format, title, started_at, n_turns, hashes FROM sessions ORDER BY ord")
+            "SELECT sid, ord, source, format, title, started_at, n_turns, hashes FROM sessions ORDER BY ord"
+        )
         for r in rows.fetchall():
             yield self._session(r)
 
@@ -222,7 +247,7 @@ class Catalog:
         """Ordinals of the given session ids (unknown ids are ignored)."""
         out: list[int] = []
         for i in range(0, len(sids), 500):
-            chunk = sids[i:i + 500]
+            chunk = sids[i : i + 500]
             marks = ",".join("?" * len(chunk))
             out += [r[0] for r in self.db.execute(f"SELECT ord FROM sessions WHERE sid IN ({marks})", chunk)]
         return out
@@ -230,12 +255,15 @@ class Catalog:
     def totals(self) -> dict:
         """Counts for `refind stats`: sources, sessions, turns and per-format figures."""
         sources = self.db.execute("SELECT COUNT(*) FROM files").fetchone()[0]
-        sessions, turns = self.db.execute("SELECT COUNT(*), COALESCE(SUM(n_turns),0) FROM sessions").fetchone()
+        sessions, turns = self.db.execute(
+            "SELECT COUNT(*), COALESCE(SUM(n_turns),0) FROM sessions"
+        ).fetchone()
         formats: dict[str, dict[str, int]] = {}
         for fmt, n in self.db.execute("SELECT format, COUNT(*) FROM files GROUP BY format"):
             formats.setdefault(fmt, {"files": 0, "sessions": 0, "turns": 0})["files"] = n
         for fmt, s, t in self.db.execute(
-                "SELECT format, COUNT(*), COALESCE(SUM(n_turns),0) FROM sessions GROUP BY format"):
+            "SELECT format, COUNT(*), COALESCE(SUM(n_turns),0) FROM sessions GROUP BY format"
+        ):
             entry = formats.setdefault(fmt, {"files": 0, "sessions": 0, "turns": 0})
             entry["sessions"], entry["turns"] = s, t
         return {"sources": sources, "sessions": sessions, "turns": turns, "formats": formats}

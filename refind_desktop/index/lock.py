@@ -74,7 +74,8 @@ class WriterLock:
         if not self._thread_lock.acquire(timeout=max(wait, 0.0)):
             raise IndexLockedError(
                 f"another task in this process ({process_label()}) is writing to the index; "
-                "try again when it has finished")
+                "try again when it has finished"
+            )
         try:
             if self._depth == 0:
                 self._fd = self._take(deadline, wait)
@@ -130,6 +131,8 @@ class WriterLock:
         pid, label = self.holder()
         who = f"pid {pid}, `{label}`" if pid and label else (f"pid {pid}" if pid else "")
         whom = f"another refind process ({who})" if who else "another refind process"
-        return (f"{whom} is writing to the index and did not finish within {wait:g} s; "
-                "searching still works. Try again when it is done, stop it, or raise "
-                "`lock_wait` (REFIND_LOCK_WAIT)")
+        return (
+            f"{whom} is writing to the index and did not finish within {wait:g} s; "
+            "searching still works. Try again when it is done, stop it, or raise "
+            "`lock_wait` (REFIND_LOCK_WAIT)"
+        )

@@ -103,9 +103,12 @@ class TurnWriter:
     def readd(self, view: TurnView, sord: int, source: str) -> None:
         """Replace a stored turn by an identical copy (moves it out of a segment being purged)."""
         self._w.delete_documents_by_term("key", turn_key(view.session_id, view.turn))
-        self.add_turns(view.session_id, source, sord,
-                       [Turn(index=view.turn, speaker=view.speaker, text=view.text,
-                             timestamp=view.timestamp)])
+        self.add_turns(
+            view.session_id,
+            source,
+            sord,
+            [Turn(index=view.turn, speaker=view.speaker, text=view.text, timestamp=view.timestamp)],
+        )
         self.added -= 1
 
     def garbage_collect(self) -> None:
@@ -176,8 +179,7 @@ class TurnIndex:
                 w.wait_merging_threads()
         self._index.reload()
 
-    def purge(self, sessions: Iterable[str], sources: Iterable[str],
-              source_of: Callable[[int], str]) -> int:
+    def purge(self, sessions: Iterable[str], sources: Iterable[str], source_of: Callable[[int], str]) -> int:
         """Delete sessions and sources so their text is physically gone from disk; returns turns removed.
 
         tantivy deletes are tombstones until segments merge, and the bindings expose no merge.
@@ -198,11 +200,15 @@ class TurnIndex:
                 clauses.append(tantivy.Query.term_set_query(self.schema, "source", sources))
             doomed_q = tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in clauses])
             limit = max(searcher.num_docs, 1)
-            doomed = {(a.segment_ord, a.doc) for _, a in searcher.search(doomed_q, limit=limit,
-                                                                          count=False).hits}
+            doomed = {
+                (a.segment_ord, a.doc) for _, a in searcher.search(doomed_q, limit=limit, count=False).hits
+            }
             segments = {seg for seg, _ in doomed}
-            keep = [a for _, a in searcher.search(tantivy.Query.all_query(), limit=limit, count=False).hits
-                    if a.segment_ord in segments and (a.segment_ord, a.doc) not in doomed]
+            keep = [
+                a
+                for _, a in searcher.search(tantivy.Query.all_query(), limit=limit, count=False).hits
+                if a.segment_ord in segments and (a.segment_ord, a.doc) not in doomed
+            ]
             for sid in sessions:
                 w.delete_session(sid)
             for src in sources:
@@ -259,8 +265,9 @@ class TurnIndex:
         )
         searcher = self.searcher()
         limit = (hi - lo + 1) if hi is not None else max(searcher.num_docs, 1)
-        res = searcher.search(q, limit=max(limit, 1), count=False, order_by_field="turn",
-                              order=tantivy.Order.Asc)
+        res = searcher.search(
+            q, limit=max(limit, 1), count=False, order_by_field="turn", order=tantivy.Order.Asc
+        )
         return [to_view(searcher.doc(addr)) for _, addr in res.hits]
 
 

@@ -93,8 +93,7 @@ def pair_turns(messages: Iterable[Message]) -> list[Turn]:
             return
         ts = first.timestamp or next((m.timestamp for m in replies if m.timestamp), None)
         speaker = "user+assistant" if cur_user and replies else ("user" if cur_user else "assistant")
-        turns.append(Turn(index=len(turns), text=text, speaker=speaker, timestamp=ts,
-                          turn_id=first.msg_id))
+        turns.append(Turn(index=len(turns), text=text, speaker=speaker, timestamp=ts, turn_id=first.msg_id))
 
     for m in messages:
         if m.role == "user":
@@ -112,8 +111,9 @@ def multiparty_turns(messages: Iterable[Message]) -> list[Turn]:
     for m in messages:
         if not m.text.strip():
             continue
-        turns.append(Turn(index=len(turns), text=m.text, speaker=m.role, timestamp=m.timestamp,
-                          turn_id=m.msg_id))
+        turns.append(
+            Turn(index=len(turns), text=m.text, speaker=m.role, timestamp=m.timestamp, turn_id=m.msg_id)
+        )
     return turns
 
 

@@ -58,21 +58,28 @@ def json_sources(path: Path, member: re.Pattern[str] = CONVERSATIONS_MEMBER) -> 
     if path.is_dir():
         files = sorted(p for p in path.iterdir() if p.is_file() and member.match(p.name))
         if not files:
-            raise ParseError(f"{path}: no file matching {member.pattern!r} in this folder; "
-                             "point refind at the export's conversations JSON or its .zip")
+            raise ParseError(
+                f"{path}: no file matching {member.pattern!r} in this folder; "
+                "point refind at the export's conversations JSON or its .zip"
+            )
         return [JsonSource(str(p), _file_opener(p)) for p in files]
     suffix = path.suffix.lower()
     if suffix == ".zip" or (suffix != ".json" and zipfile.is_zipfile(path)):
         try:
             with zipfile.ZipFile(path) as zf:
-                names = sorted(n for n in zf.namelist()
-                               if not n.endswith("/") and not n.startswith("__MACOSX/")
-                               and member.match(n.rsplit("/", 1)[-1]))
+                names = sorted(
+                    n
+                    for n in zf.namelist()
+                    if not n.endswith("/")
+                    and not n.startswith("__MACOSX/")
+                    and member.match(n.rsplit("/", 1)[-1])
+                )
         except (zipfile.BadZipFile, OSError) as exc:
             raise ParseError(f"{path}: not a readable zip archive ({exc}); re-download the export") from exc
         if not names:
-            raise ParseError(f"{path}: the archive holds no file matching {member.pattern!r}; "
-                             "is this the right export?")
+            raise ParseError(
+                f"{path}: the archive holds no file matching {member.pattern!r}; is this the right export?"
+            )
         return [JsonSource(f"{path}:{n}", _member_opener(path, n)) for n in names]
     return [JsonSource(str(path), _file_opener(path))]
 
@@ -189,11 +196,15 @@ def stream_sessions(
         except STREAM_ERRORS as exc:
             reason = error_reason(exc)
             failures.append(f"{src.name}: {reason}")
-            ctx.warn(f"{src.name}: reading stopped after {count} {what}(s): {reason}; "
-                     "the file looks truncated or corrupt, re-download the export to get the rest")
+            ctx.warn(
+                f"{src.name}: reading stopped after {count} {what}(s): {reason}; "
+                "the file looks truncated or corrupt, re-download the export to get the rest"
+            )
     if failures and not yielded:
-        raise ParseError(f"{path}: no {what} could be read ({'; '.join(failures)}); "
-                         "check that the file is a complete, unmodified export")
+        raise ParseError(
+            f"{path}: no {what} could be read ({'; '.join(failures)}); "
+            "check that the file is a complete, unmodified export"
+        )
 
 
 def error_reason(exc: BaseException) -> str:
@@ -223,9 +234,20 @@ def roles_present(messages: list[Message]) -> list[str]:
 
 VISIBLE_TYPES = {"text", "multimodal_text"}
 HIDDEN_TYPES = {
-    "code", "execution_output", "tether_browsing_display", "tether_quote", "thoughts",
-    "reasoning_recap", "user_editable_context", "computer_output", "super_widget", "system_error",
-    "model_editable_context", "system_message", "app_pairing_content", "sonic_webpage",
+    "code",
+    "execution_output",
+    "tether_browsing_display",
+    "tether_quote",
+    "thoughts",
+    "reasoning_recap",
+    "user_editable_context",
+    "computer_output",
+    "super_widget",
+    "system_error",
+    "model_editable_context",
+    "system_message",
+    "app_pairing_content",
+    "sonic_webpage",
 }
 HIDDEN_CHANNELS = {"analysis", "commentary"}
 
@@ -262,8 +284,13 @@ def _conversation(conv: Any, source: str, ctx: ParseContext, unknown: set[str]) 
     started = parse_timestamp(conv.get("create_time"))
     turns = pair_turns(messages)
     fill_turn_times(turns, started)
-    session = Session(session_id=f"chatgpt:{conv_id}", title=str(title), started_at=started,
-                      participants=roles_present(messages), turns=turns)
+    session = Session(
+        session_id=f"chatgpt:{conv_id}",
+        title=str(title),
+        started_at=started,
+        participants=roles_present(messages),
+        turns=turns,
+    )
     return finish_session(session)
 
 
@@ -312,8 +339,11 @@ def _deepest_leaf(mapping: dict[str, Any]) -> str | None:
         t = msg.get("create_time") if isinstance(msg, dict) else None
         return float(t) if isinstance(t, (int, float)) else 0.0
 
-    leaves = [nid for nid, node in mapping.items() if isinstance(node, dict)
-              and not any(c in mapping for c in (node.get("children") or []))]
+    leaves = [
+        nid
+        for nid, node in mapping.items()
+        if isinstance(node, dict) and not any(c in mapping for c in (node.get("children") or []))
+    ]
     if not leaves:
         return None
     return max(leaves, key=lambda n: (depth_of(n), created(n)))
@@ -343,8 +373,10 @@ def _visible_message(msg: Any, ctx: ParseContext, label: str, unknown: set[str])
     if ctype not in VISIBLE_TYPES:
         if ctype not in unknown:
             unknown.add(str(ctype))
-            ctx.warn(f"{label}: unknown content_type {ctype!r} (first seen here); "
-                     "its parts are kept when it has any, otherwise it is skipped")
+            ctx.warn(
+                f"{label}: unknown content_type {ctype!r} (first seen here); "
+                "its parts are kept when it has any, otherwise it is skipped"
+            )
         if not isinstance(content.get("parts"), list):
             return None
     text = _parts_text(content.get("parts"))
@@ -353,8 +385,12 @@ def _visible_message(msg: Any, ctx: ParseContext, label: str, unknown: set[str])
     text = text.strip()
     if not text:
         return None
-    return Message(role=role, text=text, timestamp=parse_timestamp(msg.get("create_time")),
-                   msg_id=str(msg.get("id") or ""))
+    return Message(
+        role=role,
+        text=text,
+        timestamp=parse_timestamp(msg.get("create_time")),
+        msg_id=str(msg.get("id") or ""),
+    )
 
 
 def _parts_text(parts: Any) -> str:
@@ -376,7 +412,9 @@ def _parts_text(parts: Any) -> str:
             if kind == "image_asset_pointer":
                 markers.append(f"[image {part.get('asset_pointer') or ''}]".replace(" ]", "]"))
                 continue
-            if kind == "audio_transcription" or (kind not in _MEDIA_PARTS and isinstance(part.get("text"), str)):
+            if kind == "audio_transcription" or (
+                kind not in _MEDIA_PARTS and isinstance(part.get("text"), str)
+            ):
                 text = part.get("text") or ""
         if not text.strip():
             continue
@@ -389,4 +427,8 @@ def _parts_text(parts: Any) -> str:
     return "\n".join(pieces)
 
 
-_MEDIA_PARTS = {"audio_asset_pointer", "real_time_user_audio_video_asset_pointer", "video_container_asset_pointer"}
+_MEDIA_PARTS = {
+    "audio_asset_pointer",
+    "real_time_user_audio_video_asset_pointer",
+    "video_container_asset_pointer",
+}

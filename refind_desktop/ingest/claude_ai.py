@@ -55,13 +55,24 @@ def _conversation(conv: Any, source: str, ctx: ParseContext) -> Session | None:
             continue
         text = _message_text(m)
         if text:
-            messages.append(Message(role=role, text=text, timestamp=parse_timestamp(m.get("created_at")),
-                                    msg_id=str(m.get("uuid") or "")))
+            messages.append(
+                Message(
+                    role=role,
+                    text=text,
+                    timestamp=parse_timestamp(m.get("created_at")),
+                    msg_id=str(m.get("uuid") or ""),
+                )
+            )
     started = parse_timestamp(conv.get("created_at"))
     turns = pair_turns(messages)
     fill_turn_times(turns, started)
-    session = Session(session_id=f"claude:{uuid}", title=_title(conv, messages), started_at=started,
-                      participants=roles_present(messages), turns=turns)
+    session = Session(
+        session_id=f"claude:{uuid}",
+        title=_title(conv, messages),
+        started_at=started,
+        participants=roles_present(messages),
+        turns=turns,
+    )
     return finish_session(session)
 
 

@@ -14,8 +14,13 @@ from ..types import Session
 from .base import JsonlStats, Message, ParseContext, finish_session, iter_jsonl, pair_turns, parse_timestamp
 
 # User strings that the harness writes for slash commands and their local output.
-_COMMAND_PREFIXES = ("<command-name>", "<command-message>", "<local-command-stdout>",
-                     "<local-command-caveat>", "<local-command-stderr>")
+_COMMAND_PREFIXES = (
+    "<command-name>",
+    "<command-message>",
+    "<local-command-stdout>",
+    "<local-command-caveat>",
+    "<local-command-stderr>",
+)
 _SYSTEM_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
 # Harness markers written as user text when the user presses Esc (not something the user typed).
 _INTERRUPT = re.compile(r"^\[Request interrupted by user[^\]]*\]$")
@@ -80,9 +85,15 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
         turns = pair_turns(state.messages)
         if not title:
             title = next((_first_line(m.text) for m in state.messages if m.role == "user"), "")
-        session = finish_session(Session(
-            session_id=f"claude-code:{state.session_id}", title=title, started_at=state.started_at,
-            participants=["user", "assistant"], turns=turns))
+        session = finish_session(
+            Session(
+                session_id=f"claude-code:{state.session_id}",
+                title=title,
+                started_at=state.started_at,
+                participants=["user", "assistant"],
+                turns=turns,
+            )
+        )
         if session is not None:
             yield session
 
@@ -95,8 +106,16 @@ def _state(sessions: dict[str, _SessionState], sid: str) -> _SessionState:
 
 def _skipped(obj: dict[str, Any]) -> bool:
     """Sidechain (sub-agent), meta and auto-generated lines are not part of the visible chat."""
-    return any(obj.get(flag) for flag in ("isSidechain", "isMeta", "isCompactSummary",
-                                          "isVisibleInTranscriptOnly", "isApiErrorMessage"))
+    return any(
+        obj.get(flag)
+        for flag in (
+            "isSidechain",
+            "isMeta",
+            "isCompactSummary",
+            "isVisibleInTranscriptOnly",
+            "isApiErrorMessage",
+        )
+    )
 
 
 def _add_user(obj: dict[str, Any], state: _SessionState) -> None:
@@ -108,8 +127,11 @@ def _add_user(obj: dict[str, Any], state: _SessionState) -> None:
         parts = [content]
     elif isinstance(content, list):
         # text blocks only: tool_result blocks are tool output, image blocks carry base64 data
-        parts = [b["text"] for b in content
-                 if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)]
+        parts = [
+            b["text"]
+            for b in content
+            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+        ]
     else:
         return
     texts = []
@@ -120,8 +142,11 @@ def _add_user(obj: dict[str, Any], state: _SessionState) -> None:
         if part and not _INTERRUPT.match(part):
             texts.append(part)
     if texts:
-        state.messages.append(Message("user", "\n\n".join(texts), parse_timestamp(obj.get("timestamp")),
-                                      str(obj.get("uuid") or "")))
+        state.messages.append(
+            Message(
+                "user", "\n\n".join(texts), parse_timestamp(obj.get("timestamp")), str(obj.get("uuid") or "")
+            )
+        )
 
 
 def _add_assistant(obj: dict[str, Any], state: _SessionState) -> None:
@@ -135,8 +160,11 @@ def _add_assistant(obj: dict[str, Any], state: _SessionState) -> None:
         texts = [content]
     elif isinstance(content, list):
         # thinking and tool_use blocks are dropped
-        texts = [b["text"] for b in content
-                 if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)]
+        texts = [
+            b["text"]
+            for b in content
+            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+        ]
     else:
         return
     texts = [t for t in texts if t.strip()]
@@ -152,8 +180,11 @@ def _add_assistant(obj: dict[str, Any], state: _SessionState) -> None:
             done.extend(new)
             state.messages[index].text = "\n\n".join(done)
         return
-    state.messages.append(Message("assistant", "\n\n".join(texts), parse_timestamp(obj.get("timestamp")),
-                                  str(obj.get("uuid") or "")))
+    state.messages.append(
+        Message(
+            "assistant", "\n\n".join(texts), parse_timestamp(obj.get("timestamp")), str(obj.get("uuid") or "")
+        )
+    )
     if isinstance(api_id, str):
         state.responses[api_id] = (len(state.messages) - 1, list(texts))
 

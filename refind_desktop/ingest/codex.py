@@ -25,9 +25,17 @@ from .base import (
 )
 
 # Harness-injected context that is recorded as "user" messages in the response_item stream.
-_INJECTED_PREFIXES = ("<environment_context>", "<user_instructions>", "<permissions instructions>",
-                      "<collaboration_mode>", "<multi_agent_mode>", "<apps_instructions>", "# AGENTS.md",
-                      "<user_shell_command>", "<turn_aborted>")
+_INJECTED_PREFIXES = (
+    "<environment_context>",
+    "<user_instructions>",
+    "<permissions instructions>",
+    "<collaboration_mode>",
+    "<multi_agent_mode>",
+    "<apps_instructions>",
+    "# AGENTS.md",
+    "<user_shell_command>",
+    "<turn_aborted>",
+)
 _MULTI_AGENT_ROOT = re.compile(r"^You are `/root`")
 _MY_REQUEST = "## My request for Codex:"
 _UUID = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})", re.IGNORECASE)
@@ -45,7 +53,8 @@ class _Rollout:
     started_at: datetime | None = None
     thread_name: str = ""
     streams: dict[str, list[Message]] = field(
-        default_factory=lambda: {_ITEMS: [], _EVENTS: [], _RESPONSES: []})
+        default_factory=lambda: {_ITEMS: [], _EVENTS: [], _RESPONSES: []}
+    )
     # (stream, role, timestamp + text) of messages already taken, to drop replayed lines
     seen: set[tuple[str, str, str]] = field(default_factory=set)
 
@@ -70,8 +79,9 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
         raise ParseError(f"{path}: no line is a JSON object; is this really a Codex rollout?")
     # the best recording that holds a user prompt (else any that holds something)
     ordered = [r.streams[k] for k in (_ITEMS, _EVENTS, _RESPONSES)]
-    messages = next((s for s in ordered if any(m.role == "user" for m in s)), None) \
-        or next((s for s in ordered if s), [])
+    messages = next((s for s in ordered if any(m.role == "user" for m in s)), None) or next(
+        (s for s in ordered if s), []
+    )
     if not r.session_id:
         m = _UUID.search(path.name)
         r.session_id = m.group(1) if m else stable_id(path.name)
@@ -79,8 +89,15 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
     title = _index_title(path, r.session_id) or r.thread_name
     if not title:
         title = next((_first_line(m.text) for m in messages if m.role == "user"), "")
-    session = finish_session(Session(session_id=session_id, title=title, started_at=r.started_at,
-                                     participants=["user", "assistant"], turns=pair_turns(messages)))
+    session = finish_session(
+        Session(
+            session_id=session_id,
+            title=title,
+            started_at=r.started_at,
+            participants=["user", "assistant"],
+            turns=pair_turns(messages),
+        )
+    )
     if session is not None:
         for t in session.turns:
             t.turn_id = f"{session_id}:{t.index}"
@@ -170,8 +187,13 @@ def _turn_item(item: object, r: _Rollout, ts: datetime | None) -> None:
     if not texts and isinstance(item.get("text"), str):
         texts = [item["text"]]
     text = "\n\n".join(texts)
-    _add(r, _ITEMS, "user" if kind == "usermessage" else "assistant",
-         _visible_request(text) if kind == "usermessage" else text, ts)
+    _add(
+        r,
+        _ITEMS,
+        "user" if kind == "usermessage" else "assistant",
+        _visible_request(text) if kind == "usermessage" else text,
+        ts,
+    )
 
 
 def _add(r: _Rollout, stream: str, role: str, text: str, ts: datetime | None) -> None:
@@ -188,7 +210,7 @@ def _roll_back(stream: list[Message], n: int) -> None:
     """`thread_rolled_back {num_turns}`: the last n user turns leave the visible history."""
     users = [i for i, m in enumerate(stream) if m.role == "user"]
     if users:
-        del stream[users[-min(n, len(users))]:]
+        del stream[users[-min(n, len(users))] :]
 
 
 def _texts(content: object) -> list[str]:
@@ -197,8 +219,13 @@ def _texts(content: object) -> list[str]:
         return [content]
     if not isinstance(content, list):
         return []
-    return [b["text"] for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)
-            and str(b.get("type", "text")).lower() in ("input_text", "output_text", "text")]
+    return [
+        b["text"]
+        for b in content
+        if isinstance(b, dict)
+        and isinstance(b.get("text"), str)
+        and str(b.get("type", "text")).lower() in ("input_text", "output_text", "text")
+    ]
 
 
 def _visible_request(text: str) -> str:

@@ -20,30 +20,89 @@ from ..errors import ParseError
 from . import sniff
 from .base import ParseContext
 
-FORMATS = ("chatgpt", "claude_ai", "claude_code", "codex", "longmemeval", "locomo", "generic", "whatsapp",
-           "telegram", "slack", "discord", "openwebui", "sillytavern")
+FORMATS = (
+    "chatgpt",
+    "claude_ai",
+    "claude_code",
+    "codex",
+    "longmemeval",
+    "locomo",
+    "generic",
+    "whatsapp",
+    "telegram",
+    "slack",
+    "discord",
+    "openwebui",
+    "sillytavern",
+)
 
 SNIFF_BYTES = 64 * 1024
 SKIP_DIRS = {".git", "__pycache__", "node_modules"}
 SILENT_FILES = {".DS_Store"}
 # Files that come with a ChatGPT / Claude.ai export next to conversations*.json.
-OPENAI_CLAUDE_COMPANIONS = {"user.json", "users.json", "chat.html", "message_feedback.json",
-                            "shared_conversations.json", "export_manifest.json", "projects.json",
-                            "memories.json", "model_comparisons.json"}
+OPENAI_CLAUDE_COMPANIONS = {
+    "user.json",
+    "users.json",
+    "chat.html",
+    "message_feedback.json",
+    "shared_conversations.json",
+    "export_manifest.json",
+    "projects.json",
+    "memories.json",
+    "model_comparisons.json",
+}
 CONVERSATIONS_NAME = re.compile(r"^conversations(?:-\d+)?\.json$")
-MEDIA_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".heic", ".bmp", ".svg", ".wav", ".mp3",
-                  ".m4a", ".ogg", ".opus", ".aac", ".mp4", ".mov", ".webm", ".3gp", ".pdf", ".vcf",
-                  ".tgs"}
-TELEGRAM_MEDIA_DIRS = {"photos", "files", "video_files", "voice_messages", "round_video_messages",
-                       "stickers", "animations", "contacts", "css", "js", "images", "profile_pictures"}
+MEDIA_SUFFIXES = {
+    ".png",
+    ".jpg",
+    ".jpeg",
+    ".gif",
+    ".webp",
+    ".heic",
+    ".bmp",
+    ".svg",
+    ".wav",
+    ".mp3",
+    ".m4a",
+    ".ogg",
+    ".opus",
+    ".aac",
+    ".mp4",
+    ".mov",
+    ".webm",
+    ".3gp",
+    ".pdf",
+    ".vcf",
+    ".tgs",
+}
+TELEGRAM_MEDIA_DIRS = {
+    "photos",
+    "files",
+    "video_files",
+    "voice_messages",
+    "round_video_messages",
+    "stickers",
+    "animations",
+    "contacts",
+    "css",
+    "js",
+    "images",
+    "profile_pictures",
+}
 WHATSAPP_MEDIA = re.compile(r"^(?:\d{8}-[A-Z]+-\d{4}-\d{2}-\d{2}-|(?:IMG|VID|AUD|PTT|STK|DOC)-\d{8}-WA\d+)")
 
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
-_D1 = re.compile(r"(?:^|/)\.claude/projects/[^/]+/(?:" + _UUID + r"\.jsonl|" + _UUID
-                 + r"/subagents/agent-[^/]+\.jsonl|agent-[^/]+\.jsonl)$")
+_D1 = re.compile(
+    r"(?:^|/)\.claude/projects/[^/]+/(?:"
+    + _UUID
+    + r"\.jsonl|"
+    + _UUID
+    + r"/subagents/agent-[^/]+\.jsonl|agent-[^/]+\.jsonl)$"
+)
 _D2 = re.compile(r"(?:^|/)(?:sessions/\d{4}/\d{2}/\d{2}|archived_sessions)/rollout-[^/]+\.jsonl(?:\.zst)?$")
-_D7 = re.compile(r"^(?:WhatsApp Chat with .+|WhatsApp Chat - .+|_chat|Conversa do WhatsApp com .+)\.txt$",
-                 re.IGNORECASE)
+_D7 = re.compile(
+    r"^(?:WhatsApp Chat with .+|WhatsApp Chat - .+|_chat|Conversa do WhatsApp com .+)\.txt$", re.IGNORECASE
+)
 _D8 = re.compile(r" - \d{4}-\d{2}-\d{2}@\d{2}h\d{2}m\d{2}s\d{3}ms\.jsonl$")
 _D9 = re.compile(r"^chat-export-\d{13}\.json$")
 _SLACK_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}\.json$")
@@ -83,8 +142,11 @@ def detect_file(path: Path) -> str:
         if path.is_dir():
             if is_slack_dir(path):
                 return "slack"
-            raise UndetectedError(path, "folder that is not a Slack export (no channels.json + users.json "
-                                        "with per-day channel files)")
+            raise UndetectedError(
+                path,
+                "folder that is not a Slack export (no channels.json + users.json "
+                "with per-day channel files)",
+            )
         size = path.stat().st_size
         if size == 0:
             raise UndetectedError(path, "empty file")
@@ -116,7 +178,9 @@ def _detect_bytes(head: bytes, complete: bool, name: str, path: Path | str) -> s
         raise UndetectedError(path, "empty file" if not head else "empty file (only whitespace)")
     for magic, kind in _MAGIC.items():
         if head.startswith(magic):
-            raise UndetectedError(path, f"{kind}-compressed file: decompress it first, then ingest the result")
+            raise UndetectedError(
+                path, f"{kind}-compressed file: decompress it first, then ingest the result"
+            )
     text = decode_head(head, complete)
     if text is None:
         raise UndetectedError(path, "binary file (not a chat export)")
@@ -139,8 +203,11 @@ def _detect_bytes(head: bytes, complete: bool, name: str, path: Path | str) -> s
     if json_reason:
         raise UndetectedError(path, json_reason)
     first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-    raise UndetectedError(path, "unknown format: text without WhatsApp date prefixes or User:/Assistant: "
-                                f"labels (first line: {first[:60]!r})")
+    raise UndetectedError(
+        path,
+        "unknown format: text without WhatsApp date prefixes or User:/Assistant: "
+        f"labels (first line: {first[:60]!r})",
+    )
 
 
 def decode_head(data: bytes, complete: bool = True) -> str | None:
@@ -216,7 +283,9 @@ def _detect_gzip(path: Path) -> str:
     inner = path.name[:-3] if path.name.lower().endswith(".gz") else path.name
     fmt = _detect_bytes(head, complete, inner, path)
     if fmt not in GZIP_FORMATS:
-        raise UndetectedError(path, f"gzip-compressed {fmt} file: decompress it first, then ingest the result")
+        raise UndetectedError(
+            path, f"gzip-compressed {fmt} file: decompress it first, then ingest the result"
+        )
     return fmt
 
 
@@ -225,8 +294,10 @@ def _detect_zip(path: Path) -> str:
         with zipfile.ZipFile(path) as zf:
             names = [n for n in zf.namelist() if not n.endswith("/")]
             base = {n.rsplit("/", 1)[-1] for n in names}
-            convs = sorted((n for n in names if CONVERSATIONS_NAME.match(n.rsplit("/", 1)[-1])),
-                           key=lambda n: (n.count("/"), n))
+            convs = sorted(
+                (n for n in names if CONVERSATIONS_NAME.match(n.rsplit("/", 1)[-1])),
+                key=lambda n: (n.count("/"), n),
+            )
             if convs:
                 with zf.open(convs[0]) as member:
                     head = member.read(SNIFF_BYTES)
@@ -239,14 +310,22 @@ def _detect_zip(path: Path) -> str:
                         raise UndetectedError(path, f"zip holds {convs[0]} but {e.reason}") from None
                 if fmt in ("chatgpt", "claude_ai"):
                     return fmt
-                chatgpt_marks = {"chat.html", "user.json", "message_feedback.json",
-                                 "shared_conversations.json", "export_manifest.json"}
+                chatgpt_marks = {
+                    "chat.html",
+                    "user.json",
+                    "message_feedback.json",
+                    "shared_conversations.json",
+                    "export_manifest.json",
+                }
                 if base & chatgpt_marks or any(b.startswith(("file-", "file_")) for b in base):
                     return "chatgpt"
                 if "users.json" in base:
                     return "claude_ai"
-                raise UndetectedError(path, f"zip holds {convs[0]} that is neither a ChatGPT nor a "
-                                            f"Claude.ai export (detected as {fmt or 'unknown'})")
+                raise UndetectedError(
+                    path,
+                    f"zip holds {convs[0]} that is neither a ChatGPT nor a "
+                    f"Claude.ai export (detected as {fmt or 'unknown'})",
+                )
     except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError) as e:
         raise UndetectedError(path, f"corrupt or unsupported zip archive: {e}") from None
     if "channels.json" in base and ("users.json" in base or "org_users.json" in base):
@@ -352,13 +431,13 @@ def _is_companion(name: str, context: str) -> bool:
     """Files that belong to an export next to its chats and carry no chat text of their own."""
     suffix = os.path.splitext(name)[1].lower()
     if context == "export":
-        return (name in OPENAI_CLAUDE_COMPANIONS or name.startswith(("file-", "file_"))
-                or suffix in MEDIA_SUFFIXES)
+        return (
+            name in OPENAI_CLAUDE_COMPANIONS
+            or name.startswith(("file-", "file_"))
+            or suffix in MEDIA_SUFFIXES
+        )
     if context == "telegram":
         return suffix in {".html", ".css", ".js"} or suffix in MEDIA_SUFFIXES
     if context == "whatsapp":
         return WHATSAPP_MEDIA.match(name) is not None
     return False
-
-
-

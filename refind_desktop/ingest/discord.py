@@ -33,10 +33,14 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
     try:
         guild, channel = _header(src)
     except STREAM_ERRORS as exc:
-        raise ParseError(f"{path}: not readable as DiscordChatExporter JSON ({error_reason(exc)}); "
-                         "export the channel again in JSON format") from exc
+        raise ParseError(
+            f"{path}: not readable as DiscordChatExporter JSON ({error_reason(exc)}); "
+            "export the channel again in JSON format"
+        ) from exc
     if not isinstance(channel, dict) or not channel.get("id"):
-        raise ParseError(f"{path}: no 'channel' object with an id; is this a DiscordChatExporter JSON export?")
+        raise ParseError(
+            f"{path}: no 'channel' object with an id; is this a DiscordChatExporter JSON export?"
+        )
     messages: list[Message] = []
     read = 0
     try:
@@ -51,10 +55,14 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
                     ctx.warn(f"{path}: message #{read} is not an object and was skipped")
     except STREAM_ERRORS as exc:
         if not read:
-            raise ParseError(f"{path}: no message could be read ({error_reason(exc)}); "
-                             "the file looks truncated, export the channel again") from exc
-        ctx.warn(f"{path}: reading stopped after {read} message(s): {error_reason(exc)}; "
-                 "the file looks truncated, export the channel again to get the rest")
+            raise ParseError(
+                f"{path}: no message could be read ({error_reason(exc)}); "
+                "the file looks truncated, export the channel again"
+            ) from exc
+        ctx.warn(
+            f"{path}: reading stopped after {read} message(s): {error_reason(exc)}; "
+            "the file looks truncated, export the channel again to get the rest"
+        )
     session_id = f"discord:{channel['id']}"
     part = _PART.search(path.name)
     if part and int(part.group(1)) > 1:
@@ -62,8 +70,14 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
     guild_name = guild.get("name") if isinstance(guild, dict) else None
     title = " / ".join(str(x) for x in (guild_name, channel.get("name")) if x)
     turns = multiparty_turns(messages)
-    session = finish_session(Session(session_id=session_id, title=title, turns=turns,
-                                     participants=list(dict.fromkeys(t.speaker for t in turns))))
+    session = finish_session(
+        Session(
+            session_id=session_id,
+            title=title,
+            turns=turns,
+            participants=list(dict.fromkeys(t.speaker for t in turns)),
+        )
+    )
     if session is not None:
         yield session
 
@@ -93,14 +107,24 @@ def _message(m: Any) -> Message | None:
     speaker = author.get("nickname") or author.get("name") or "Unknown"
     content = m.get("content") if isinstance(m.get("content"), str) else ""
     lines = [content] if content.strip() else _embed_lines(m.get("embeds"))
-    markers = [f"[attachment {a.get('fileName') or a.get('url') or ''}]".replace(" ]", "]")
-               for a in m.get("attachments") or [] if isinstance(a, dict)]
-    markers += [f"[sticker {s.get('name') or ''}]".replace(" ]", "]")
-                for s in m.get("stickers") or [] if isinstance(s, dict)]
+    markers = [
+        f"[attachment {a.get('fileName') or a.get('url') or ''}]".replace(" ]", "]")
+        for a in m.get("attachments") or []
+        if isinstance(a, dict)
+    ]
+    markers += [
+        f"[sticker {s.get('name') or ''}]".replace(" ]", "]")
+        for s in m.get("stickers") or []
+        if isinstance(s, dict)
+    ]
     if markers:
         lines.append(" ".join(markers))
-    return Message(role=str(speaker), text="\n".join(lines), timestamp=parse_timestamp(m.get("timestamp")),
-                   msg_id=str(m.get("id") or ""))
+    return Message(
+        role=str(speaker),
+        text="\n".join(lines),
+        timestamp=parse_timestamp(m.get("timestamp")),
+        msg_id=str(m.get("id") or ""),
+    )
 
 
 def _embed_lines(embeds: Any) -> list[str]:

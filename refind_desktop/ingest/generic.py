@@ -42,11 +42,13 @@ _BOLD = re.compile(rf"^\*\*({_HEAD_LABELS})\s*:?\s*\*\*\s*:?\s*(.*)$", re.IGNORE
 _PLAIN = re.compile(rf"^({_PLAIN_LABELS})\s*:\s*(.*)$", re.IGNORECASE)
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _SEPARATOR = re.compile(r"^\s*(?:-{3,}|\*{3,}|_{3,})\s*$")
-_EXPORTED = re.compile(r"^_?Exported(?: on| at)?:?\s*(\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?)?)",
-                       re.IGNORECASE)
+_EXPORTED = re.compile(
+    r"^_?Exported(?: on| at)?:?\s*(\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?)?)", re.IGNORECASE
+)
 _COMMENT_TIME = re.compile(r"^<!--\s*(\d{4}-\d{2}-\d{2}[ T][0-9:.]+(?:Z|[+-]\d{2}:?\d{2})?)\s*-->\s*$")
-_FRONT_DATE = re.compile(r"^(?:date|created|created_at|exported)\s*:\s*['\"]?([^'\"]+?)['\"]?\s*$",
-                         re.IGNORECASE)
+_FRONT_DATE = re.compile(
+    r"^(?:date|created|created_at|exported)\s*:\s*['\"]?([^'\"]+?)['\"]?\s*$", re.IGNORECASE
+)
 
 
 def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
@@ -61,7 +63,7 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
 
 
 def _kind(path: Path) -> str:
-    """"json", "jsonl" or "text", decided by content (and the suffix only where content is ambiguous)."""
+    """ "json", "jsonl" or "text", decided by content (and the suffix only where content is ambiguous)."""
     with path.open("rb") as f:
         head = f.read(64 * 1024)
     text = (decode_head(head, complete=False) or "").lstrip("\ufeff \t\r\n")
@@ -87,6 +89,7 @@ def _kind(path: Path) -> str:
 
 
 # --- messages ---------------------------------------------------------------------------------------
+
 
 def _text_of(value: object) -> str:
     """Message text: a string, or OpenAI-style list of parts (`{type: text, text}` or strings)."""
@@ -131,8 +134,9 @@ def _message(d: object, ctx: ParseContext, where: str) -> Message | None:
     return Message(role=role, text=text, timestamp=ts, msg_id=msg_id)
 
 
-def _build(session_id: str, title: str, messages: list[Message], started: object,
-           ctx: ParseContext) -> Session | None:
+def _build(
+    session_id: str, title: str, messages: list[Message], started: object, ctx: ParseContext
+) -> Session | None:
     turns = pair_turns(messages)
     for i, turn in enumerate(turns):
         if not turn.turn_id:
@@ -141,8 +145,13 @@ def _build(session_id: str, title: str, messages: list[Message], started: object
     for m in messages:
         if m.role not in roles:
             roles.append(m.role)
-    session = Session(session_id=session_id, title=title, participants=roles, turns=turns,
-                      started_at=parse_timestamp(started, ctx.tz))
+    session = Session(
+        session_id=session_id,
+        title=title,
+        participants=roles,
+        turns=turns,
+        started_at=parse_timestamp(started, ctx.tz),
+    )
     return finish_session(session)
 
 
@@ -176,6 +185,7 @@ def _conversation(obj: dict, path: Path, ctx: ParseContext, index: int | None) -
 
 # --- JSON -------------------------------------------------------------------------------------------
 
+
 def _parse_json(path: Path, ctx: ParseContext) -> Iterator[Session]:
     value = _load_or_stream(path)
     if isinstance(value, dict):
@@ -188,8 +198,10 @@ def _parse_json(path: Path, ctx: ParseContext) -> Iterator[Session]:
         if isinstance(convs, list):
             value = iter(convs)
         else:
-            raise ParseError(f"{path}: JSON object without a 'messages' or 'conversations' list; "
-                             "expected generic chat JSON like {\"messages\": [{\"role\", \"content\"}]}")
+            raise ParseError(
+                f"{path}: JSON object without a 'messages' or 'conversations' list; "
+                'expected generic chat JSON like {"messages": [{"role", "content"}]}'
+            )
     if isinstance(value, list):
         value = iter(value)
     loose: list[Message] = []
@@ -241,6 +253,7 @@ def _is_sharegpt(obj: dict) -> bool:
 
 # --- JSON lines -------------------------------------------------------------------------------------
 
+
 def _parse_jsonl(path: Path, ctx: ParseContext) -> Iterator[Session]:
     """Conversation-per-line objects are yielded as read; message lines are grouped and yielded at the end."""
     groups: dict[str, list[Message]] = {}
@@ -255,8 +268,9 @@ def _parse_jsonl(path: Path, ctx: ParseContext) -> Iterator[Session]:
             yield session
 
 
-def _jsonl_line(raw: bytes, n: int, path: Path, ctx: ParseContext,
-                groups: dict[str, list[Message]]) -> Iterator[Session]:
+def _jsonl_line(
+    raw: bytes, n: int, path: Path, ctx: ParseContext, groups: dict[str, list[Message]]
+) -> Iterator[Session]:
     line = raw.decode("utf-8", errors="replace").strip().lstrip("\ufeff")
     if not line:
         return
@@ -274,11 +288,14 @@ def _jsonl_line(raw: bytes, n: int, path: Path, ctx: ParseContext,
     msg = _message(obj, ctx, f"{path}:{n}")
     if msg is None:
         return
-    key = next((str(obj[k]) for k in _GROUP_KEYS if isinstance(obj, dict) and obj.get(k) not in (None, "")), "")
+    key = next(
+        (str(obj[k]) for k in _GROUP_KEYS if isinstance(obj, dict) and obj.get(k) not in (None, "")), ""
+    )
     groups.setdefault(key, []).append(msg)
 
 
 # --- Markdown / plain-text transcripts --------------------------------------------------------------
+
 
 def label_of(line: str) -> tuple[str, str] | None:
     """(label, rest of line) when `line` opens a new message, else None (spec §8 patterns, in order)."""
@@ -334,8 +351,10 @@ def _parse_transcript(path: Path, ctx: ParseContext) -> Iterator[Session]:
             if m and started is None:
                 started = parse_timestamp(m.group(1).strip(), ctx.tz)
     if not blocks:
-        raise ParseError(f"{path}: no speaker labels found; a transcript needs lines like 'User:' / "
-                         "'Assistant:' or Markdown headings '## User' / '## Assistant'")
+        raise ParseError(
+            f"{path}: no speaker labels found; a transcript needs lines like 'User:' / "
+            "'Assistant:' or Markdown headings '## User' / '## Assistant'"
+        )
     messages = []
     for label, body in blocks:
         text, ts = _body(body, ctx)

@@ -17,10 +17,23 @@ from ..types import Session
 from .base import Message, ParseContext, as_utc, finish_session, multiparty_turns, open_binary
 
 _SESSION_KEY = re.compile(r"^session_(\d+)$")
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
-           "october", "november", "december")
-_DATE = re.compile(r"^\s*(\d{1,2}):(\d{2})\s*([ap])\.?m\.?\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$",
-                   re.IGNORECASE)
+_MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
+_DATE = re.compile(
+    r"^\s*(\d{1,2}):(\d{2})\s*([ap])\.?m\.?\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$", re.IGNORECASE
+)
 _READ_ERRORS = (ijson.JSONError, EOFError, gzip.BadGzipFile, zlib.error, UnicodeDecodeError)
 
 
@@ -39,14 +52,20 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
                 yield from _sessions(path, str(sample.get("sample_id") or f"sample-{n_items}"), conv, ctx)
         except _READ_ERRORS as exc:
             if not n_samples:
-                raise ParseError(f"{path}: not readable as LoCoMo JSON ({_one_line(exc)}); "
-                                 "expected a top-level array of conversations") from exc
-            ctx.mark_incomplete(f"{path}: file is truncated or corrupt after conversation {n_items} "
-                                f"({_one_line(exc)}); kept the sessions read so far")
+                raise ParseError(
+                    f"{path}: not readable as LoCoMo JSON ({_one_line(exc)}); "
+                    "expected a top-level array of conversations"
+                ) from exc
+            ctx.mark_incomplete(
+                f"{path}: file is truncated or corrupt after conversation {n_items} "
+                f"({_one_line(exc)}); kept the sessions read so far"
+            )
             return
     if not n_samples:
-        raise ParseError(f"{path}: no LoCoMo conversations found (expected a top-level array of objects "
-                         "with a `conversation` holding session_N lists)")
+        raise ParseError(
+            f"{path}: no LoCoMo conversations found (expected a top-level array of objects "
+            "with a `conversation` holding session_N lists)"
+        )
 
 
 def parse_date(value: object, tz: tzinfo) -> datetime | None:
@@ -87,12 +106,19 @@ def _sessions(path: Path, sample_id: str, conv: dict[str, Any], ctx: ParseContex
             if isinstance(caption, str) and caption.strip():
                 text = f"{text} [image: {caption.strip()}]" if text else f"[image: {caption.strip()}]"
             # the session date is the only time known; every turn carries it
-            messages.append(Message(str(entry.get("speaker") or ""), text, started,
-                                    str(entry.get("dia_id") or "")))
+            messages.append(
+                Message(str(entry.get("speaker") or ""), text, started, str(entry.get("dia_id") or ""))
+            )
         speakers = participants + [m.role for m in messages if m.role and m.role not in participants]
-        session = finish_session(Session(
-            session_id=f"locomo:{sample_id}:session_{n}", title="", started_at=started,
-            participants=list(dict.fromkeys(speakers)), turns=multiparty_turns(messages)))
+        session = finish_session(
+            Session(
+                session_id=f"locomo:{sample_id}:session_{n}",
+                title="",
+                started_at=started,
+                participants=list(dict.fromkeys(speakers)),
+                turns=multiparty_turns(messages),
+            )
+        )
         if session is not None:
             for t in session.turns:
                 t.turn_id = t.turn_id or f"{session.session_id}:{t.index}"

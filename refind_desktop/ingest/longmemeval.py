@@ -45,14 +45,20 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
                 yield from _haystack(path, item, ctx, fingerprints, conflicts)
         except _READ_ERRORS as exc:
             if not n_questions:
-                raise ParseError(f"{path}: not readable as LongMemEval JSON ({_one_line(exc)}); "
-                                 "expected the benchmark's top-level array of questions") from exc
-            ctx.mark_incomplete(f"{path}: file is truncated or corrupt after question {n_items} "
-                                f"({_one_line(exc)}); kept the sessions read so far")
+                raise ParseError(
+                    f"{path}: not readable as LongMemEval JSON ({_one_line(exc)}); "
+                    "expected the benchmark's top-level array of questions"
+                ) from exc
+            ctx.mark_incomplete(
+                f"{path}: file is truncated or corrupt after question {n_items} "
+                f"({_one_line(exc)}); kept the sessions read so far"
+            )
             return
     if not n_questions:
-        raise ParseError(f"{path}: no LongMemEval questions found (expected a top-level array of objects "
-                         "with haystack_session_ids / haystack_dates / haystack_sessions)")
+        raise ParseError(
+            f"{path}: no LongMemEval questions found (expected a top-level array of objects "
+            "with haystack_session_ids / haystack_dates / haystack_sessions)"
+        )
 
 
 def parse_date(value: object, tz: tzinfo) -> datetime | None:
@@ -69,18 +75,24 @@ def parse_date(value: object, tz: tzinfo) -> datetime | None:
 
 
 def _is_question(item: object) -> bool:
-    return isinstance(item, dict) and isinstance(item.get("haystack_session_ids"), list) \
+    return (
+        isinstance(item, dict)
+        and isinstance(item.get("haystack_session_ids"), list)
         and isinstance(item.get("haystack_sessions"), list)
+    )
 
 
-def _haystack(path: Path, item: dict[str, Any], ctx: ParseContext, fingerprints: dict[str, str],
-              conflicts: set[str]) -> Iterator[Session]:
+def _haystack(
+    path: Path, item: dict[str, Any], ctx: ParseContext, fingerprints: dict[str, str], conflicts: set[str]
+) -> Iterator[Session]:
     ids, sessions = item["haystack_session_ids"], item["haystack_sessions"]
     dates = item.get("haystack_dates") if isinstance(item.get("haystack_dates"), list) else []
     qid = item.get("question_id", "?")
     if not (len(ids) == len(sessions) == len(dates)):
-        ctx.warn(f"{path}: question {qid}: haystack ids/dates/sessions have different lengths "
-                 f"({len(ids)}/{len(dates)}/{len(sessions)}); extra entries ignored or undated")
+        ctx.warn(
+            f"{path}: question {qid}: haystack ids/dates/sessions have different lengths "
+            f"({len(ids)}/{len(dates)}/{len(sessions)}); extra entries ignored or undated"
+        )
     for i, (sid, raw) in enumerate(zip(ids, sessions, strict=False)):
         sid = str(sid)
         if not isinstance(raw, list):
@@ -90,8 +102,10 @@ def _haystack(path: Path, item: dict[str, Any], ctx: ParseContext, fingerprints:
         if sid in fingerprints:
             if fingerprints[sid] != fp and sid not in conflicts:
                 conflicts.add(sid)
-                ctx.warn(f"{path}: session {sid} appears again (question {qid}) with different content; "
-                         "kept the first copy")
+                ctx.warn(
+                    f"{path}: session {sid} appears again (question {qid}) with different content; "
+                    "kept the first copy"
+                )
             continue
         fingerprints[sid] = fp
         started = parse_date(dates[i], ctx.tz) if i < len(dates) else None
@@ -112,10 +126,18 @@ def _session(sid: str, raw: list[Any], started: datetime | None) -> Session | No
         if role is None or content is None:
             continue
         # the session date is the only time known; every turn carries it
-        messages.append(Message(role, content if isinstance(content, str) else str(content), started,
-                                f"lme:{sid}:{i}"))
-    return finish_session(Session(session_id=f"lme:{sid}", title="", started_at=started,
-                                  participants=["user", "assistant"], turns=pair_turns(messages)))
+        messages.append(
+            Message(role, content if isinstance(content, str) else str(content), started, f"lme:{sid}:{i}")
+        )
+    return finish_session(
+        Session(
+            session_id=f"lme:{sid}",
+            title="",
+            started_at=started,
+            participants=["user", "assistant"],
+            turns=pair_turns(messages),
+        )
+    )
 
 
 def _fingerprint(raw: list[Any]) -> str:

@@ -58,12 +58,23 @@ def _chat(record: Any, source: str, ctx: ParseContext) -> Session | None:
             markers = " ".join(f"[file {n}]" for n in names)
             text = f"{text}\n{markers}" if text else markers
         if text:
-            messages.append(Message(role=role, text=text, timestamp=parse_timestamp(m.get("timestamp")),
-                                    msg_id=str(m.get("id") or "")))
+            messages.append(
+                Message(
+                    role=role,
+                    text=text,
+                    timestamp=parse_timestamp(m.get("timestamp")),
+                    msg_id=str(m.get("id") or ""),
+                )
+            )
     turns = pair_turns(messages)
     fill_turn_times(turns, started)
-    session = Session(session_id=f"openwebui:{chat_id}", title=title, started_at=started,
-                      participants=roles_present(messages), turns=turns)
+    session = Session(
+        session_id=f"openwebui:{chat_id}",
+        title=title,
+        started_at=started,
+        participants=roles_present(messages),
+        turns=turns,
+    )
     return finish_session(session)
 
 
@@ -99,7 +110,9 @@ def _active_branch(body: dict, ctx: ParseContext, label: str) -> list[dict]:
 def _latest_leaf(nodes: dict[str, Any]) -> str | None:
     """The childless message with the greatest timestamp (the last one on ties)."""
     parents = {n.get("parentId") for n in nodes.values() if isinstance(n, dict)}
-    leaves = [(i, nid) for i, (nid, n) in enumerate(nodes.items()) if isinstance(n, dict) and nid not in parents]
+    leaves = [
+        (i, nid) for i, (nid, n) in enumerate(nodes.items()) if isinstance(n, dict) and nid not in parents
+    ]
     if not leaves:
         return None
 

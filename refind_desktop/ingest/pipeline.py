@@ -108,8 +108,9 @@ class Ingestor:
     committed is lost and nothing is duplicated.
     """
 
-    def __init__(self, index: TurnIndex, catalog: Catalog, tz: tzinfo,
-                 listeners: Iterable[ChangeListener] = ()) -> None:
+    def __init__(
+        self, index: TurnIndex, catalog: Catalog, tz: tzinfo, listeners: Iterable[ChangeListener] = ()
+    ) -> None:
         self.index = index
         self.catalog = catalog
         self.tz = tz
@@ -126,8 +127,13 @@ class Ingestor:
         for listener in self.listeners:
             listener.session_removed(sord)
 
-    def ingest(self, paths: Iterable[Path], progress: ProgressFn | None = None,
-               cancel: threading.Event | None = None, force: bool = False) -> IngestReport:
+    def ingest(
+        self,
+        paths: Iterable[Path],
+        progress: ProgressFn | None = None,
+        cancel: threading.Event | None = None,
+        force: bool = False,
+    ) -> IngestReport:
         """Ingest files and folders; unchanged files are skipped unless `force`."""
         with self._lock, self.index.write_lock():
             report = IngestReport()
@@ -183,8 +189,9 @@ class Ingestor:
             report.warnings += ctx.warnings
             return report
 
-    def _ingest_source(self, src: Source, w: TurnWriter, report: IngestReport, force: bool,
-                       dirty: bool = False) -> bool:
+    def _ingest_source(
+        self, src: Source, w: TurnWriter, report: IngestReport, force: bool, dirty: bool = False
+    ) -> bool:
         """Apply one source to the writer and catalog (uncommitted); True when it was parsed and applied.
 
         `dirty`: an earlier run was killed between this source's index and catalog commits, so
@@ -239,8 +246,16 @@ class Ingestor:
         report.skipped.append(Skipped(str(src.path), reason))
         self.catalog.put_skipped(str(src.path), reason)
 
-    def _apply_session(self, s: Session, source: str, fmt: str, w: TurnWriter,
-                       report: IngestReport, ctx: ParseContext, dirty: bool = False) -> None:
+    def _apply_session(
+        self,
+        s: Session,
+        source: str,
+        fmt: str,
+        w: TurnWriter,
+        report: IngestReport,
+        ctx: ParseContext,
+        dirty: bool = False,
+    ) -> None:
         for t in s.turns:
             if t.timestamp is None:
                 t.timestamp = s.started_at
@@ -248,12 +263,15 @@ class Ingestor:
         old = self.catalog.get_session(s.session_id)
         if old is not None and old.source != source and not dirty:
             if old.hashes == hashes:
-                ctx.warn(f"{source}: session {s.session_id} is identical to the one in {old.source}; "
-                         "kept once")
+                ctx.warn(
+                    f"{source}: session {s.session_id} is identical to the one in {old.source}; kept once"
+                )
                 return
             if Path(old.source).exists() and len(hashes) <= len(old.hashes):
-                ctx.warn(f"{source}: session {s.session_id} also in {old.source} with more or equal "
-                         "turns; kept that copy")
+                ctx.warn(
+                    f"{source}: session {s.session_id} also in {old.source} with more or equal "
+                    "turns; kept that copy"
+                )
                 return
         if old is None:
             ord_ = self.catalog.next_ord()
@@ -284,7 +302,8 @@ class Ingestor:
     def _put(self, s: Session, source: str, fmt: str, ord_: int, hashes: tuple[str, ...]) -> None:
         self.catalog.put_session(
             SessionRecord(s.session_id, ord_, source, fmt, s.title, s.started_at, len(hashes), hashes),
-            s.participants)
+            s.participants,
+        )
 
     def forget(self, target: Path) -> int:
         """Remove every session of a source path (or of every source under a folder) from disk.

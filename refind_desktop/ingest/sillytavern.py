@@ -23,14 +23,31 @@ from .base import (
     stable_id,
 )
 
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
-           "october", "november", "december")
+_MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
 # Older humanized send_date: "June 10, 2026 2:30pm" / "Sep 26, 2025 3:06 PM"
-_HUMAN = re.compile(r"^\s*([A-Za-z]+)\.?\s+(\d{1,2}),?\s+(\d{4}),?\s+"
-                    r"(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([ap])\.?m\.?\s*$", re.IGNORECASE)
+_HUMAN = re.compile(
+    r"^\s*([A-Za-z]+)\.?\s+(\d{1,2}),?\s+(\d{4}),?\s+"
+    r"(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([ap])\.?m\.?\s*$",
+    re.IGNORECASE,
+)
 # Older ST "humanized" stamps as in file names: "2023-7-1 @12h 34m 56s 789ms", "2025-09-26@15h04m33s123ms"
-_AT = re.compile(r"^\s*(\d{4})-(\d{1,2})-(\d{1,2})\s*@\s*(\d{1,2})h\s*(\d{1,2})m\s*(\d{1,2})s"
-                 r"(?:\s*(\d{1,3})\s*ms)?\s*$")
+_AT = re.compile(
+    r"^\s*(\d{4})-(\d{1,2})-(\d{1,2})\s*@\s*(\d{1,2})h\s*(\d{1,2})m\s*(\d{1,2})s"
+    r"(?:\s*(\d{1,3})\s*ms)?\s*$"
+)
 _NARRATOR_TYPES = ("narrator",)
 
 
@@ -49,8 +66,9 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
         else:
             lines.append((lineno, obj))
     if (stats.valid or stats.malformed) and not header and not any("mes" in obj for _, obj in lines):
-        raise ParseError(f"{path}: neither a chat header nor `mes` message lines; "
-                         "is this really a SillyTavern chat?")
+        raise ParseError(
+            f"{path}: neither a chat header nor `mes` message lines; is this really a SillyTavern chat?"
+        )
     visible: list[tuple[bool, str, str, datetime | None]] = []  # (is_user, name, text, time)
     bot_names: list[str] = []
     for lineno, obj in lines:
@@ -72,13 +90,21 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
     if path.parent.name == "group chats" or len(bot_names) > 1:
         turns = multiparty_turns(Message(name, text, ts) for _, name, text, ts in visible)
     else:
-        turns = pair_turns(Message("user" if is_user else "assistant", text, ts)
-                           for is_user, _, text, ts in visible)
-    started = parse_send_date(header.get("create_date"), ctx.tz) \
-        or next((ts for *_, ts in visible if ts), None)
-    session = finish_session(Session(
-        session_id=session_id, title=path.stem, started_at=started,
-        participants=list(dict.fromkeys(name for _, name, _, _ in visible)), turns=turns))
+        turns = pair_turns(
+            Message("user" if is_user else "assistant", text, ts) for is_user, _, text, ts in visible
+        )
+    started = parse_send_date(header.get("create_date"), ctx.tz) or next(
+        (ts for *_, ts in visible if ts), None
+    )
+    session = finish_session(
+        Session(
+            session_id=session_id,
+            title=path.stem,
+            started_at=started,
+            participants=list(dict.fromkeys(name for _, name, _, _ in visible)),
+            turns=turns,
+        )
+    )
     if session is not None:
         for t in session.turns:
             t.turn_id = f"{session_id}:{t.index}"
@@ -92,16 +118,29 @@ def parse_send_date(value: object, tz: tzinfo) -> datetime | None:
         return ts
     if m := _HUMAN.match(value):
         month_name, day, year, hour, minute, second, half = m.groups()
-        month = next((i + 1 for i, full in enumerate(_MONTHS) if full.startswith(month_name.lower())
-                      and len(month_name) >= 3), None)
+        month = next(
+            (
+                i + 1
+                for i, full in enumerate(_MONTHS)
+                if full.startswith(month_name.lower()) and len(month_name) >= 3
+            ),
+            None,
+        )
         if month is None:
             return None
         h = int(hour) % 12 + (12 if half.lower() == "p" else 0)
         parts = (int(year), month, int(day), h, int(minute), int(second or 0))
     elif m := _AT.match(value):
         year, month_s, day, hour, minute, second, ms = m.groups()
-        parts = (int(year), int(month_s), int(day), int(hour), int(minute), int(second),
-                 int((ms or "0").ljust(3, "0")) * 1000)
+        parts = (
+            int(year),
+            int(month_s),
+            int(day),
+            int(hour),
+            int(minute),
+            int(second),
+            int((ms or "0").ljust(3, "0")) * 1000,
+        )
     else:
         return None
     try:
@@ -120,8 +159,12 @@ def _text(obj: dict[str, Any]) -> str | None:
     if isinstance(mes, str):
         return mes
     swipes, swipe_id = obj.get("swipes"), obj.get("swipe_id")
-    if isinstance(swipes, list) and isinstance(swipe_id, int) and 0 <= swipe_id < len(swipes) \
-            and isinstance(swipes[swipe_id], str):
+    if (
+        isinstance(swipes, list)
+        and isinstance(swipe_id, int)
+        and 0 <= swipe_id < len(swipes)
+        and isinstance(swipes[swipe_id], str)
+    ):
         return swipes[swipe_id]
     return None
 

@@ -28,9 +28,21 @@ from ..types import Session
 from .base import Message, ParseContext, finish_session, multiparty_turns, parse_timestamp
 
 SKIP_SUBTYPES = {
-    "channel_join", "channel_leave", "channel_topic", "channel_purpose", "channel_name",
-    "channel_archive", "channel_unarchive", "group_join", "group_leave", "group_topic",
-    "group_purpose", "group_name", "group_archive", "group_unarchive", "tombstone",
+    "channel_join",
+    "channel_leave",
+    "channel_topic",
+    "channel_purpose",
+    "channel_name",
+    "channel_archive",
+    "channel_unarchive",
+    "group_join",
+    "group_leave",
+    "group_topic",
+    "group_purpose",
+    "group_name",
+    "group_archive",
+    "group_unarchive",
+    "tombstone",
 }
 _DAY_FILE = re.compile(r"^(\d{4}-\d{2}-\d{2})\.json$")
 _TOKEN = re.compile(r"<([^<>\n]+)>")
@@ -40,15 +52,18 @@ _SCHEME = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|mailto:|tel:)", re.IGNORECASE)
 def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
     """Yield one session per channel day file that has at least one visible message."""
     if not path.is_dir():
-        raise ParseError(f"{path}: a Slack export is read from its folder; unzip the export and "
-                         "point refind at the folder that holds channels.json")
+        raise ParseError(
+            f"{path}: a Slack export is read from its folder; unzip the export and "
+            "point refind at the folder that holds channels.json"
+        )
     users = _users(path, ctx)
     channels = _channels(path, users, ctx)
     names = {cid: label[1:] for cid, _folder, label in channels if label.startswith("#")}
     folders = {p.name: days for p in path.iterdir() if p.is_dir() and (days := _day_files(p))}
     if not folders:
-        raise ParseError(f"{path}: no channel folder with YYYY-MM-DD.json day files; "
-                         "is this an unzipped Slack export?")
+        raise ParseError(
+            f"{path}: no channel folder with YYYY-MM-DD.json day files; is this an unzipped Slack export?"
+        )
     listed: list[tuple[str, list[tuple[str, Path]], str]] = []
     for cid, folder, label in channels:
         found = folders.pop(folder, None) or folders.pop(cid, None)
@@ -99,7 +114,13 @@ def _users(root: Path, ctx: ParseContext) -> dict[str, str]:
 def _person_name(profile: Any, user: Any = None) -> str:
     p = profile if isinstance(profile, dict) else {}
     u = user if isinstance(user, dict) else {}
-    for value in (p.get("display_name"), p.get("real_name"), u.get("real_name"), p.get("name"), u.get("name")):
+    for value in (
+        p.get("display_name"),
+        p.get("real_name"),
+        u.get("real_name"),
+        p.get("name"),
+        u.get("name"),
+    ):
         if isinstance(value, str) and value.strip():
             return value.strip()
     return ""
@@ -111,7 +132,12 @@ def _channels(root: Path, users: dict[str, str], ctx: ParseContext) -> list[tupl
     The label is `#name` for channels, `group <members>` for mpims and `DM <members>` for DMs.
     """
     out: list[tuple[str, str, str]] = []
-    for file, kind in (("channels.json", "#"), ("groups.json", "#"), ("mpims.json", "group"), ("dms.json", "DM")):
+    for file, kind in (
+        ("channels.json", "#"),
+        ("groups.json", "#"),
+        ("mpims.json", "group"),
+        ("dms.json", "DM"),
+    ):
         data = _load(root / file, ctx)
         for c in data if isinstance(data, list) else []:
             if not isinstance(c, dict) or not c.get("id"):
@@ -125,8 +151,14 @@ def _channels(root: Path, users: dict[str, str], ctx: ParseContext) -> list[tupl
     return out
 
 
-def _day_session(file: Path, session_id: str, title: str, users: dict[str, str], channels: dict[str, str],
-                 ctx: ParseContext) -> Session | None:
+def _day_session(
+    file: Path,
+    session_id: str,
+    title: str,
+    users: dict[str, str],
+    channels: dict[str, str],
+    ctx: ParseContext,
+) -> Session | None:
     data = _load(file, ctx)
     if data is None:
         return None
@@ -142,23 +174,43 @@ def _day_session(file: Path, session_id: str, title: str, users: dict[str, str],
             continue
         text = render_mrkdwn(m.get("text") if isinstance(m.get("text"), str) else "", users, channels)
         if not text.strip():
-            text = "\n".join(render_mrkdwn(str(a.get("text") or a.get("fallback") or ""), users, channels)
-                             for a in m.get("attachments") or [] if isinstance(a, dict)).strip()
-        files = [f"[file {f.get('name') or f.get('title') or ''}]".replace(" ]", "]")
-                 for f in m.get("files") or [] if isinstance(f, dict)]
+            text = "\n".join(
+                render_mrkdwn(str(a.get("text") or a.get("fallback") or ""), users, channels)
+                for a in m.get("attachments") or []
+                if isinstance(a, dict)
+            ).strip()
+        files = [
+            f"[file {f.get('name') or f.get('title') or ''}]".replace(" ]", "]")
+            for f in m.get("files") or []
+            if isinstance(f, dict)
+        ]
         if files:
             text = "\n".join(x for x in (text, " ".join(files)) if x.strip())
-        messages.append(Message(role=_speaker(m, users), text=text, timestamp=parse_timestamp(m.get("ts")),
-                                msg_id=str(m.get("ts") or "")))
+        messages.append(
+            Message(
+                role=_speaker(m, users),
+                text=text,
+                timestamp=parse_timestamp(m.get("ts")),
+                msg_id=str(m.get("ts") or ""),
+            )
+        )
     turns = multiparty_turns(messages)
-    return finish_session(Session(session_id=session_id, title=title, turns=turns,
-                                  participants=list(dict.fromkeys(t.speaker for t in turns))))
+    return finish_session(
+        Session(
+            session_id=session_id,
+            title=title,
+            turns=turns,
+            participants=list(dict.fromkeys(t.speaker for t in turns)),
+        )
+    )
 
 
 def _speaker(m: dict, users: dict[str, str]) -> str:
     if m.get("subtype") == "bot_message" or (m.get("bot_id") and not m.get("user")):
         bot = m.get("bot_profile") if isinstance(m.get("bot_profile"), dict) else {}
-        name = m.get("username") or bot.get("name") or users.get(m.get("user") or "") or m.get("bot_id") or "bot"
+        name = (
+            m.get("username") or bot.get("name") or users.get(m.get("user") or "") or m.get("bot_id") or "bot"
+        )
         return f"{name} (bot)"
     uid = m.get("user") or ""
     return users.get(uid) or _person_name(m.get("user_profile")) or uid or "unknown"

@@ -12,15 +12,34 @@ import re
 
 _ROLE_KEYS = {"role", "author", "sender", "from"}
 _TEXT_KEYS = {"content", "text", "value", "message"}
-_CC_TYPES = {"user", "assistant", "system", "summary", "progress", "file-history-snapshot",
-             "queue-operation", "custom-title", "agent-name"}
+_CC_TYPES = {
+    "user",
+    "assistant",
+    "system",
+    "summary",
+    "progress",
+    "file-history-snapshot",
+    "queue-operation",
+    "custom-title",
+    "agent-name",
+}
 _CODEX_TYPES = {"session_meta", "response_item", "turn_context", "event_msg", "compacted"}
-_TELEGRAM_TYPES = {"personal_chat", "private_group", "private_supergroup", "public_supergroup",
-                   "public_channel", "private_channel", "saved_messages", "bot_chat"}
+_TELEGRAM_TYPES = {
+    "personal_chat",
+    "private_group",
+    "private_supergroup",
+    "public_supergroup",
+    "public_channel",
+    "private_channel",
+    "saved_messages",
+    "bot_chat",
+}
 _SESSION_KEY = re.compile(r"^session_\d+(?:_date_time)?$")
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]]|"')
-_SLACK_HINT = ("Slack day file outside its export folder: ingest the whole Slack export folder "
-               "(the one with channels.json and users.json)")
+_SLACK_HINT = (
+    "Slack day file outside its export folder: ingest the whole Slack export folder "
+    "(the one with channels.json and users.json)"
+)
 
 
 class Unknown(Exception):
@@ -43,8 +62,11 @@ def sniff_json(body: str, complete: bool, name: str) -> str:
                 return fmt
             raise Unknown(f"unknown format: JSON lines with keys {_keys(objs[0])}")
         is_jsonl = name.endswith((".jsonl", ".ndjson"))
-        fmt = (_match_lines(objs) or _match_value(objs[0])) if is_jsonl else \
-            (_match_value(objs[0]) or _match_lines(objs))
+        fmt = (
+            (_match_lines(objs) or _match_value(objs[0]))
+            if is_jsonl
+            else (_match_value(objs[0]) or _match_lines(objs))
+        )
         if fmt:
             return fmt
         raise Unknown(f"unknown format: {describe(objs[0])}")
@@ -64,8 +86,8 @@ def _sniff_array(body: str, complete: bool) -> str:
     if complete:
         return _match_or_fail(_loads(body))
     i = len(body) - len(body[1:].lstrip())
-    if body[i:i + 1] != "{":
-        kind = {"[": "arrays", '"': "strings"}.get(body[i:i + 1], "values")
+    if body[i : i + 1] != "{":
+        kind = {"[": "arrays", '"': "strings"}.get(body[i : i + 1], "values")
         raise Unknown(f"unknown format: JSON array of {kind}")
     keys, end = _scan_keys(body, i)
     if end > 0:
@@ -132,7 +154,7 @@ def _scan_keys(text: str, start: int) -> tuple[list[str], int]:
                 j = m.end()
                 while j < len(text) and text[j] in " \t\r\n":
                     j += 1
-                if text[j:j + 1] == ":":
+                if text[j : j + 1] == ":":
                     keys.append(tok[1:-1])
         elif tok in "{[":
             depth += 1
@@ -149,8 +171,13 @@ def _is_message(d: object) -> bool:
 
 def _is_sharegpt(d: object) -> bool:
     convs = d.get("conversations") if isinstance(d, dict) else None
-    return (isinstance(convs, list) and bool(convs) and isinstance(convs[0], dict)
-            and "from" in convs[0] and "value" in convs[0])
+    return (
+        isinstance(convs, list)
+        and bool(convs)
+        and isinstance(convs[0], dict)
+        and "from" in convs[0]
+        and "value" in convs[0]
+    )
 
 
 def _first(value: object) -> object:
@@ -229,8 +256,9 @@ def _match_lines(objs: list[dict]) -> str | None:
         return "codex"
     if any({"sessionId", "uuid", "parentUuid"} <= o.keys() and o.get("type") in _CC_TYPES for o in objs):
         return "claude_code"
-    if first.get("type") in ("summary", "file-history-snapshot") and all(o.get("type") in _CC_TYPES
-                                                                          for o in objs):
+    if first.get("type") in ("summary", "file-history-snapshot") and all(
+        o.get("type") in _CC_TYPES for o in objs
+    ):
         return "claude_code"
     if ("chat_metadata" in first or {"user_name", "character_name"} <= first.keys()) and "mes" not in first:
         return "sillytavern"
@@ -275,11 +303,17 @@ def _match_object_keys(keys: list[str], body: str) -> str | None:
         return "claude_ai"
     if {"guild", "channel"} <= k:
         return "discord"
-    if "personal_information" in k or "chats" in k or ("messages" in k and any(
-            _has(body, x) for x in ("date_unixtime", "from_id", "text_entities"))):
+    if (
+        "personal_information" in k
+        or "chats" in k
+        or ("messages" in k and any(_has(body, x) for x in ("date_unixtime", "from_id", "text_entities")))
+    ):
         return "telegram"
-    if (k & {"chat", "history"}) and _has(body, "history") and (_has(body, "currentId")
-                                                                 or _has(body, "childrenIds")):
+    if (
+        (k & {"chat", "history"})
+        and _has(body, "history")
+        and (_has(body, "currentId") or _has(body, "childrenIds"))
+    ):
         return "openwebui"
     if "conversations" in k and _has(body, "from") and _has(body, "value"):
         return "generic"

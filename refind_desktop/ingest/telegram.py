@@ -49,7 +49,7 @@ def _chats(src: JsonSource) -> Iterator[Any]:
 
 
 def _shape(src: JsonSource) -> str:
-    """"single" for a one-chat export, "account" for a full export (reads only up to the first telling key)."""
+    """ "single" for a one-chat export, "account" for a full export (reads only up to the first telling key)."""
     f, first = open_json(src)
     with f:
         if first != b"{":
@@ -96,8 +96,11 @@ def _chat(chat: Any, source: str, ctx: ParseContext) -> Session | None:
         ctx.warn(f"{source}: chat {sid}: {skipped} message(s) are not objects and were skipped")
     turns = multiparty_turns(messages)
     speakers = list(dict.fromkeys(t.speaker for t in turns))
-    return finish_session(Session(session_id=f"telegram:{sid}", title=title, started_at=started,
-                                  participants=speakers, turns=turns))
+    return finish_session(
+        Session(
+            session_id=f"telegram:{sid}", title=title, started_at=started, participants=speakers, turns=turns
+        )
+    )
 
 
 def _flatten(text: Any) -> str:

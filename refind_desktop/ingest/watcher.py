@@ -64,8 +64,15 @@ class _Handler(FileSystemEventHandler):
 class FolderWatcher:
     """Keep the index in step with one folder until `stop()`; reusable by any front end."""
 
-    def __init__(self, services, folder: Path, on_report: ReportFn | None = None,
-                 debounce: float = 0.5, max_delay: float = 10.0, retry: float = 2.0) -> None:
+    def __init__(
+        self,
+        services,
+        folder: Path,
+        on_report: ReportFn | None = None,
+        debounce: float = 0.5,
+        max_delay: float = 10.0,
+        retry: float = 2.0,
+    ) -> None:
         self.services = services
         self.folder = Path(folder).expanduser().resolve()
         self.on_report = on_report
@@ -80,8 +87,9 @@ class FolderWatcher:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._observer = None
-        self._ignored = [str(p.resolve()) for p in (locations.data_dir(), locations.log_dir(),
-                                                    locations.config_dir())]
+        self._ignored = [
+            str(p.resolve()) for p in (locations.data_dir(), locations.log_dir(), locations.config_dir())
+        ]
 
     # -- control ---------------------------------------------------------------
     @property
@@ -224,9 +232,13 @@ class FolderWatcher:
         hit = sorted({k for p in gone for k in known if k == p or k.startswith(p + "/")})
         if hit:
             shown = ", ".join(hit[:3]) + (f" and {len(hit) - 3} more" if len(hit) > 3 else "")
-            self._emit("deleted", f"deleted from the folder: {shown}; their turns stay in the index "
-                                  "(not removed automatically): run `refind forget PATH` to remove them",
-                       tuple(hit), level=logging.WARNING)
+            self._emit(
+                "deleted",
+                f"deleted from the folder: {shown}; their turns stay in the index "
+                "(not removed automatically): run `refind forget PATH` to remove them",
+                tuple(hit),
+                level=logging.WARNING,
+            )
 
     def _ingest(self, paths: list[str], initial: bool) -> None:
         """Ingest, retrying while another process holds the writer lock; stops early on stop()."""
@@ -234,26 +246,40 @@ class FolderWatcher:
             try:
                 report = self.services.ingestor.ingest([Path(p) for p in paths], cancel=self._stop)
             except IndexLockedError as exc:
-                self._emit("busy", f"{exc.message}; retrying in {self.retry:g} s", tuple(paths),
-                           level=logging.WARNING)
+                self._emit(
+                    "busy",
+                    f"{exc.message}; retrying in {self.retry:g} s",
+                    tuple(paths),
+                    level=logging.WARNING,
+                )
                 self._stop.wait(self.retry)
                 continue
             except RefindError as exc:
                 self._emit("error", f"{exc.title}: {exc.message}", tuple(paths), level=logging.ERROR)
                 return
             what = "initial ingest" if initial else "ingested " + ", ".join(Path(p).name for p in paths[:3])
-            self._emit("ingested", f"{what}: +{report.added_turns} turns, -{report.removed_turns}, "
-                                   f"{report.ingested_files} files read, {report.unchanged_files} unchanged"
-                                   + (" (stopped early)" if report.cancelled else ""),
-                       tuple(paths), report)
+            self._emit(
+                "ingested",
+                f"{what}: +{report.added_turns} turns, -{report.removed_turns}, "
+                f"{report.ingested_files} files read, {report.unchanged_files} unchanged"
+                + (" (stopped early)" if report.cancelled else ""),
+                tuple(paths),
+                report,
+            )
             for s in report.skipped:
                 log.info("skipped %s: %s", s.path, s.reason)
             for w in report.warnings:
                 log.info("warning: %s", w)
             return
 
-    def _emit(self, kind: str, message: str, paths: tuple[str, ...] = (),
-              report: IngestReport | None = None, level: int = logging.INFO) -> None:
+    def _emit(
+        self,
+        kind: str,
+        message: str,
+        paths: tuple[str, ...] = (),
+        report: IngestReport | None = None,
+        level: int = logging.INFO,
+    ) -> None:
         log.log(level, message)
         if self.on_report is None:
             return

@@ -22,9 +22,22 @@ from .detect import read_text
 _SP = "[ \u202f\u00a0]"
 # Date, time, optional AM/PM, optional "]" and " -"/":" separator, then the rest of the line.
 LINE_PREFIX = re.compile(
-    r"^[\u200e\u200f]*\[?(\d{1,4}[-/.]" + _SP + r"?\d{1,4}[-/.]" + _SP + r"?\d{1,4})[,.]?" + _SP
-    + r"\D*?(\d{1,2}[.:]\d{1,2}(?:[.:]\d{1,2})?)(?:" + _SP + r"?([ap]\.?" + _SP + r"?m\.?))?\]?"
-    + r"(?:" + _SP + r"-|:)?" + _SP + r"(.*)$",
+    r"^[\u200e\u200f]*\[?(\d{1,4}[-/.]"
+    + _SP
+    + r"?\d{1,4}[-/.]"
+    + _SP
+    + r"?\d{1,4})[,.]?"
+    + _SP
+    + r"\D*?(\d{1,2}[.:]\d{1,2}(?:[.:]\d{1,2})?)(?:"
+    + _SP
+    + r"?([ap]\.?"
+    + _SP
+    + r"?m\.?))?\]?"
+    + r"(?:"
+    + _SP
+    + r"-|:)?"
+    + _SP
+    + r"(.*)$",
     re.IGNORECASE,
 )
 # Inside the rest of a matched line: "Author: text" (colon followed by a space or end of line).
@@ -67,8 +80,10 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
     """Yield the single session of a WhatsApp chat export."""
     records = _read_records(read_text(path, ctx))
     if not records:
-        raise ParseError(f"{path}: no WhatsApp message lines found (expected lines like "
-                         "'12/03/2024, 14:22 - Name: text'); is this a WhatsApp 'Export chat' file?")
+        raise ParseError(
+            f"{path}: no WhatsApp message lines found (expected lines like "
+            "'12/03/2024, 14:22 - Name: text'); is this a WhatsApp 'Export chat' file?"
+        )
     day_first = _infer_day_first(records, ctx, path)
     title = _title(path, records)
     session_id = "whatsapp:" + stable_id(_normalized_name(path), records[0].raw)
@@ -87,8 +102,9 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
     turns = multiparty_turns(messages)
     for i, turn in enumerate(turns):
         turn.turn_id = f"{session_id}:{i}"
-    session = finish_session(Session(session_id=session_id, title=title, participants=participants,
-                                     turns=turns))
+    session = finish_session(
+        Session(session_id=session_id, title=title, participants=participants, turns=turns)
+    )
     if session is not None:
         yield session
 
@@ -122,16 +138,27 @@ def _read_records(text: str) -> list[_Record]:
             if records:
                 records[-1].lines.append(line)
             continue
-        parts = tuple(re.split(r"[-/.]", m.group(1).replace(" ", "").replace("\u202f", "")
-                               .replace("\u00a0", "")))
+        parts = tuple(
+            re.split(r"[-/.]", m.group(1).replace(" ", "").replace("\u202f", "").replace("\u00a0", ""))
+        )
         rest = m.group(4)
         am = _AUTHOR.match(rest)
-        author, body = (None, rest) if am is None else (_clean(am.group(1)).replace("\u00a0", " "), am.group(2))
+        author, body = (
+            (None, rest) if am is None else (_clean(am.group(1)).replace("\u00a0", " "), am.group(2))
+        )
         if author == "":
             author, body = None, rest
-        records.append(_Record(date=(parts[0], parts[1], parts[2]), time=m.group(2), ampm=m.group(3),
-                               author=author, lines=[body.lstrip(_INVISIBLE)], raw=_clean(line),
-                               marked=body.startswith("\u200e")))
+        records.append(
+            _Record(
+                date=(parts[0], parts[1], parts[2]),
+                time=m.group(2),
+                ampm=m.group(3),
+                author=author,
+                lines=[body.lstrip(_INVISIBLE)],
+                raw=_clean(line),
+                marked=body.startswith("\u200e"),
+            )
+        )
     return records
 
 
@@ -174,8 +201,9 @@ def _infer_day_first(records: list[_Record], ctx: ParseContext, path: Path) -> b
     if back[True] != back[False]:
         return back[True] < back[False]
     if any(a != b for _, a, b in split):
-        ctx.warn(f"{path}: day/month order is ambiguous, assumed "
-                 f"{'day' if DAY_FIRST_DEFAULT else 'month'} first")
+        ctx.warn(
+            f"{path}: day/month order is ambiguous, assumed {'day' if DAY_FIRST_DEFAULT else 'month'} first"
+        )
     return DAY_FIRST_DEFAULT
 
 

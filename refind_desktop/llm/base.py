@@ -36,9 +36,13 @@ class Usage:
 
     def to_json(self) -> dict:
         """Plain dict for JSON output."""
-        return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-                "reprocessed_prompt_tokens": self.reprocessed_prompt_tokens, "calls": self.calls,
-                "model_seconds": round(self.seconds, 3)}
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "reprocessed_prompt_tokens": self.reprocessed_prompt_tokens,
+            "calls": self.calls,
+            "model_seconds": round(self.seconds, 3),
+        }
 
 
 @dataclass(slots=True)
@@ -58,13 +62,20 @@ class LLMBackend(Protocol):
     supports_schema: bool
     can_stream: bool
 
-    def complete(self, messages: list[ChatMessage], *, schema: dict | None = None,
-                 max_tokens: int = 512, temperature: float = 0.0) -> Completion:
+    def complete(
+        self,
+        messages: list[ChatMessage],
+        *,
+        schema: dict | None = None,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+    ) -> Completion:
         """One call. With `schema`, the output is JSON valid under it (parsed into `data`);
         invalid output raises BackendError."""
         ...
 
-    def stream(self, messages: list[ChatMessage], *, max_tokens: int = 512,
-               temperature: float = 0.0) -> Iterator[str | Completion]:
+    def stream(
+        self, messages: list[ChatMessage], *, max_tokens: int = 512, temperature: float = 0.0
+    ) -> Iterator[str | Completion]:
         """Yield text pieces as they are generated, then one final Completion with the usage."""
         ...

@@ -86,6 +86,7 @@ def embedded_entry() -> ModelEntry:
 
 # --- verification markers -------------------------------------------------------------------------
 
+
 def _marker(path: Path) -> Path:
     return path.with_name(path.name + ".verified")
 
@@ -104,8 +105,10 @@ def read_marker(path: Path) -> dict | None:
 
 def _write_marker(path: Path, digest: str, verified: bool) -> None:
     st = path.stat()
-    _marker(path).write_text(json.dumps({"sha256": digest, "size": st.st_size, "mtime_ns": st.st_mtime_ns,
-                                         "verified": verified}), encoding="utf-8")
+    _marker(path).write_text(
+        json.dumps({"sha256": digest, "size": st.st_size, "mtime_ns": st.st_mtime_ns, "verified": verified}),
+        encoding="utf-8",
+    )
 
 
 def is_present(entry: ModelEntry, folder: Path | None = None) -> bool:
@@ -133,11 +136,14 @@ def sha256_file(path: Path, progress: Progress | None = None) -> str:
 
 def _check_digest(digest: str, entry_sha: str, what: str) -> None:
     if entry_sha and digest != entry_sha:
-        raise BackendError(f"{what} failed verification: sha256 {digest}, expected {entry_sha}. "
-                           "Nothing was kept; reinstall the parts or run the pull again (check --url).")
+        raise BackendError(
+            f"{what} failed verification: sha256 {digest}, expected {entry_sha}. "
+            "Nothing was kept; reinstall the parts or run the pull again (check --url)."
+        )
 
 
 # --- assembly from PyPI parts ---------------------------------------------------------------------
+
 
 def part_files(packages: Iterable[str]) -> list[Path]:
     """Data files (`*.bin`) of the installed part packages, in package order.
@@ -157,18 +163,22 @@ def part_files(packages: Iterable[str]) -> list[Path]:
     if missing:
         raise MissingDependencyError(
             f"model parts not installed: {', '.join(missing)}; install them with "
-            '`pip install "refind-desktop[local]"` (or `refind models pull NAME` to download)')
+            '`pip install "refind-desktop[local]"` (or `refind models pull NAME` to download)'
+        )
     return out
 
 
-def assemble(parts: list[Path], dest: Path, sha256: str = "", size: int = 0,
-             progress: Progress | None = None) -> Path:
+def assemble(
+    parts: list[Path], dest: Path, sha256: str = "", size: int = 0, progress: Progress | None = None
+) -> Path:
     """Concatenate `parts` into `dest` through a temporary file, hashing while copying; verify the
     size and digest, then rename atomically and write the marker. A failure leaves no `dest`."""
     total = sum(p.stat().st_size for p in parts)
     if size and total != size:
-        raise BackendError(f"model parts add up to {total} bytes, expected {size}; reinstall them "
-                           '(`pip install --force-reinstall "refind-desktop[local]"`)')
+        raise BackendError(
+            f"model parts add up to {total} bytes, expected {size}; reinstall them "
+            '(`pip install --force-reinstall "refind-desktop[local]"`)'
+        )
     dest.parent.mkdir(parents=True, exist_ok=True)
     h = hashlib.sha256()
     done = 0
@@ -216,8 +226,10 @@ def embedded_model_path(progress: Progress | None = None) -> Path:
 
 # --- download ---------------------------------------------------------------------------------------
 
-def download(url: str, dest: Path, sha256: str = "", progress: Progress | None = None,
-             timeout: float = 60.0) -> str:
+
+def download(
+    url: str, dest: Path, sha256: str = "", progress: Progress | None = None, timeout: float = 60.0
+) -> str:
     """Download `url` to `dest` through `dest.part`, resuming a partial file with a Range request;
     verify `sha256` (when given) and rename atomically. Returns the file's digest. A digest mismatch
     deletes the partial file and leaves no `dest`; a network failure keeps it for the next resume."""
@@ -250,8 +262,10 @@ def download(url: str, dest: Path, sha256: str = "", progress: Progress | None =
                             progress(done, total)
     except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
-        raise BackendError(f"download of {url} failed ({reason}); any partial file is kept and the "
-                           "next pull resumes it. Check the connection, or pass --url with a mirror.") from exc
+        raise BackendError(
+            f"download of {url} failed ({reason}); any partial file is kept and the "
+            "next pull resumes it. Check the connection, or pass --url with a mirror."
+        ) from exc
     digest = sha256_file(part)
     if sha256 and digest != sha256:
         part.unlink(missing_ok=True)
@@ -282,8 +296,7 @@ def pull(name: str, progress: Progress | None = None, url: str | None = None) ->
     return dest
 
 
-def resolve_model(name_or_path: str | os.PathLike[str] | None,
-                  progress: Progress | None = None) -> Path:
+def resolve_model(name_or_path: str | os.PathLike[str] | None, progress: Progress | None = None) -> Path:
     """A GGUF path from a setting: empty → the embedded default; an existing file → itself;
     a catalog name → its pulled file (the embedded entry is assembled on demand)."""
     value = str(name_or_path or "").strip()

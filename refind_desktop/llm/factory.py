@@ -15,8 +15,9 @@ from .catalog import Progress, resolve_model
 BACKENDS = ("llama", "openai")
 
 
-def make_backend(settings: Settings, backend: str | None = None, model: str | None = None,
-                 progress: Progress | None = None) -> LLMBackend:
+def make_backend(
+    settings: Settings, backend: str | None = None, model: str | None = None, progress: Progress | None = None
+) -> LLMBackend:
     """The back end named by `backend` (default: settings.backend). For "llama", `model` (default:
     settings.model) is a catalog name or GGUF path, empty for the embedded model, which is assembled
     on first use with `progress(done_bytes, total_bytes)`. For "openai", `model` overrides
@@ -26,12 +27,20 @@ def make_backend(settings: Settings, backend: str | None = None, model: str | No
         from .llama import LlamaBackend
 
         path = resolve_model(model if model is not None else settings.model, progress)
-        return LlamaBackend(path, n_ctx=settings.n_ctx, n_threads=settings.n_threads or os.cpu_count() or 1,
-                            n_gpu_layers=settings.n_gpu_layers)
+        return LlamaBackend(
+            path,
+            n_ctx=settings.n_ctx,
+            n_threads=settings.n_threads or os.cpu_count() or 1,
+            n_gpu_layers=settings.n_gpu_layers,
+        )
     if kind == "openai":
         from .openai_backend import OpenAIBackend
 
-        return OpenAIBackend(model=model or settings.openai_model, base_url=settings.openai_base_url,
-                             api_key=settings.openai_api_key)
-    raise ConfigError(f"unknown back end {kind!r}; choose one of {', '.join(BACKENDS)} "
-                      "(`refind config` or REFIND_BACKEND)")
+        return OpenAIBackend(
+            model=model or settings.openai_model,
+            base_url=settings.openai_base_url,
+            api_key=settings.openai_api_key,
+        )
+    raise ConfigError(
+        f"unknown back end {kind!r}; choose one of {', '.join(BACKENDS)} (`refind config` or REFIND_BACKEND)"
+    )

@@ -33,7 +33,8 @@ def import_llama_cpp() -> Any:
     except ImportError as exc:
         raise MissingDependencyError(
             'the local model back end needs llama-cpp-python: pip install "refind-desktop[local]" '
-            "(or choose the openai back end: `refind config` / REFIND_BACKEND=openai)") from exc
+            "(or choose the openai back end: `refind config` / REFIND_BACKEND=openai)"
+        ) from exc
     return llama_cpp
 
 
@@ -55,13 +56,21 @@ class LlamaBackend:
     supports_schema = True
     can_stream = True
 
-    def __init__(self, model_path: str | os.PathLike[str], n_ctx: int = 8192, n_threads: int = 0,
-                 n_gpu_layers: int = 0, prefix_reuse: bool = True) -> None:
+    def __init__(
+        self,
+        model_path: str | os.PathLike[str],
+        n_ctx: int = 8192,
+        n_threads: int = 0,
+        n_gpu_layers: int = 0,
+        prefix_reuse: bool = True,
+    ) -> None:
         self._llama_cpp = import_llama_cpp()
         self.model_path = Path(model_path)
         if not self.model_path.is_file():
-            raise NotFoundError(f"model file {self.model_path} does not exist; "
-                                "run `refind models list` and `refind models use NAME`")
+            raise NotFoundError(
+                f"model file {self.model_path} does not exist; "
+                "run `refind models list` and `refind models use NAME`"
+            )
         self.n_ctx = n_ctx
         self.n_threads = n_threads or os.cpu_count() or 1
         self.n_gpu_layers = n_gpu_layers
@@ -83,11 +92,17 @@ class LlamaBackend:
         if self._llm is None:
             try:
                 self._llm = self._llama_cpp.Llama(
-                    model_path=str(self.model_path), n_ctx=self.n_ctx, n_threads=self.n_threads,
-                    n_gpu_layers=self.n_gpu_layers, verbose=False)
+                    model_path=str(self.model_path),
+                    n_ctx=self.n_ctx,
+                    n_threads=self.n_threads,
+                    n_gpu_layers=self.n_gpu_layers,
+                    verbose=False,
+                )
             except (ValueError, RuntimeError, OSError) as exc:
-                raise BackendError(f"could not load {self.model_path.name} ({exc}); check the file is a "
-                                   "GGUF this llama.cpp supports (pull it again), or lower n_ctx") from exc
+                raise BackendError(
+                    f"could not load {self.model_path.name} ({exc}); check the file is a "
+                    "GGUF this llama.cpp supports (pull it again), or lower n_ctx"
+                ) from exc
         return self._llm
 
     @contextlib.contextmanager
@@ -97,8 +112,11 @@ class LlamaBackend:
             llm = self._model()
             if not self.prefix_reuse:
                 llm.reset()
-            state: dict = {"cached": llm.input_ids[: llm.n_tokens].tolist(), "prompt": None,
-                           "start": time.perf_counter()}
+            state: dict = {
+                "cached": llm.input_ids[: llm.n_tokens].tolist(),
+                "prompt": None,
+                "start": time.perf_counter(),
+            }
             original = llm.tokenize
 
             def recording_tokenize(text: bytes, add_bos: bool = True, special: bool = False) -> list[int]:
@@ -121,14 +139,24 @@ class LlamaBackend:
     def _usage(state: dict, prompt_tokens: int, completion_tokens: int) -> Usage:
         prompt = state["prompt"] or []
         reprocessed = len(prompt) - reused_prefix(state["cached"], prompt) if prompt else prompt_tokens
-        return Usage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
-                     reprocessed_prompt_tokens=reprocessed, calls=1,
-                     seconds=time.perf_counter() - state["start"])
+        return Usage(
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            reprocessed_prompt_tokens=reprocessed,
+            calls=1,
+            seconds=time.perf_counter() - state["start"],
+        )
 
     # -- LLMBackend ----------------------------------------------------------------------------------
 
-    def complete(self, messages: list[ChatMessage], *, schema: dict | None = None,
-                 max_tokens: int = 512, temperature: float = 0.0) -> Completion:
+    def complete(
+        self,
+        messages: list[ChatMessage],
+        *,
+        schema: dict | None = None,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+    ) -> Completion:
         """One chat call; with `schema` the output is grammar-constrained JSON parsed into `data`."""
         extra: dict = {}
         if schema is not None:
@@ -136,27 +164,38 @@ class LlamaBackend:
         with self._call(messages) as (llm, state):
             response = llm.create_chat_completion(
                 messages=[{"role": m.role, "content": m.content} for m in messages],
-                max_tokens=max_tokens, temperature=temperature, **extra)
+                max_tokens=max_tokens,
+                temperature=temperature,
+                **extra,
+            )
             reported = response["usage"]
             usage = self._usage(state, reported["prompt_tokens"], reported["completion_tokens"])
         choice = response["choices"][0]
         text = choice["message"].get("content") or ""
         data = None
         if schema is not None:
-            data = parse_json_output(text, schema, f"local model {self.model_path.name}",
-                                     truncated=choice.get("finish_reason") == "length")
+            data = parse_json_output(
+                text,
+                schema,
+                f"local model {self.model_path.name}",
+                truncated=choice.get("finish_reason") == "length",
+            )
         return Completion(text=text, usage=usage, data=data)
 
-    def stream(self, messages: list[ChatMessage], *, max_tokens: int = 512,
-               temperature: float = 0.0) -> Iterator[str | Completion]:
+    def stream(
+        self, messages: list[ChatMessage], *, max_tokens: int = 512, temperature: float = 0.0
+    ) -> Iterator[str | Completion]:
         """Yield text pieces as they are generated, then the final Completion (the lock is held until
         the generator finishes or is closed)."""
         with self._call(messages) as (llm, state):
             pieces: list[str] = []
             finish = None
             for chunk in llm.create_chat_completion(
-                    messages=[{"role": m.role, "content": m.content} for m in messages],
-                    max_tokens=max_tokens, temperature=temperature, stream=True):
+                messages=[{"role": m.role, "content": m.content} for m in messages],
+                max_tokens=max_tokens,
+                temperature=temperature,
+                stream=True,
+            ):
                 choice = chunk["choices"][0]
                 finish = choice.get("finish_reason") or finish
                 piece = choice["delta"].get("content")

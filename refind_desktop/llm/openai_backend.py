@@ -26,7 +26,8 @@ def import_openai() -> Any:
         import openai  # deferred: the client pulls in httpx and pydantic models (~0.3 s)
     except ImportError as exc:
         raise MissingDependencyError(
-            'the openai back end needs the openai client: pip install "refind-desktop[openai]"') from exc
+            'the openai back end needs the openai client: pip install "refind-desktop[openai]"'
+        ) from exc
     return openai
 
 
@@ -42,8 +43,14 @@ class OpenAIBackend:
     supports_schema = True
     can_stream = True
 
-    def __init__(self, model: str = "gpt-4o-mini", base_url: str = "", api_key: str = "",
-                 timeout: float = 120.0, max_retries: int = 1) -> None:
+    def __init__(
+        self,
+        model: str = "gpt-4o-mini",
+        base_url: str = "",
+        api_key: str = "",
+        timeout: float = 120.0,
+        max_retries: int = 1,
+    ) -> None:
         openai = import_openai()
         self._openai = openai
         self.model = model
@@ -51,12 +58,15 @@ class OpenAIBackend:
         key = api_key or os.environ.get("OPENAI_API_KEY", "")
         if not key:
             if not self.base_url:
-                raise ConfigError("No OpenAI key: set OPENAI_API_KEY or `refind config` "
-                                  "(openai_api_key), or point openai_base_url at a local server")
+                raise ConfigError(
+                    "No OpenAI key: set OPENAI_API_KEY or `refind config` "
+                    "(openai_api_key), or point openai_base_url at a local server"
+                )
             key = DUMMY_KEY  # local servers (llama.cpp, Ollama, vLLM) usually need none
         self._where = self.base_url or "api.openai.com"
-        self._client = openai.OpenAI(api_key=key, base_url=self.base_url or None, timeout=timeout,
-                                     max_retries=max_retries)
+        self._client = openai.OpenAI(
+            api_key=key, base_url=self.base_url or None, timeout=timeout, max_retries=max_retries
+        )
         self._json_schema_ok = True  # set False once the server rejects response_format json_schema
 
     def __repr__(self) -> str:
@@ -67,17 +77,24 @@ class OpenAIBackend:
     def _translate(self, exc: Exception) -> Exception:
         o = self._openai
         if isinstance(exc, o.APITimeoutError):
-            return BackendError(f"{self._where} did not answer in time; check the server is running and "
-                                "not overloaded, or raise the timeout / use a smaller model")
+            return BackendError(
+                f"{self._where} did not answer in time; check the server is running and "
+                "not overloaded, or raise the timeout / use a smaller model"
+            )
         if isinstance(exc, o.APIConnectionError):
-            return BackendError(f"could not connect to {self._where} ({exc.__cause__ or exc}); start the "
-                                "server or fix openai_base_url with `refind config`")
+            return BackendError(
+                f"could not connect to {self._where} ({exc.__cause__ or exc}); start the "
+                "server or fix openai_base_url with `refind config`"
+            )
         if isinstance(exc, o.AuthenticationError):
-            return ConfigError(f"{self._where} rejected the API key; set OPENAI_API_KEY or `refind config` "
-                               "(openai_api_key)")
+            return ConfigError(
+                f"{self._where} rejected the API key; set OPENAI_API_KEY or `refind config` (openai_api_key)"
+            )
         if isinstance(exc, o.NotFoundError):
-            return BackendError(f"{self._where} has no model {self.model!r} ({exc.message}); set "
-                                "openai_model with `refind config`")
+            return BackendError(
+                f"{self._where} has no model {self.model!r} ({exc.message}); set "
+                "openai_model with `refind config`"
+            )
         if isinstance(exc, o.RateLimitError):
             return BackendError(f"{self._where} is rate-limiting requests ({exc.message}); wait and retry")
         if isinstance(exc, o.APIStatusError):
@@ -96,14 +113,24 @@ class OpenAIBackend:
             return Usage(calls=1, seconds=time.perf_counter() - start)
         details = getattr(raw, "prompt_tokens_details", None)
         cached = (getattr(details, "cached_tokens", None) or 0) if details else 0
-        return Usage(prompt_tokens=raw.prompt_tokens or 0, completion_tokens=raw.completion_tokens or 0,
-                     reprocessed_prompt_tokens=(raw.prompt_tokens or 0) - cached, calls=1,
-                     seconds=time.perf_counter() - start)
+        return Usage(
+            prompt_tokens=raw.prompt_tokens or 0,
+            completion_tokens=raw.completion_tokens or 0,
+            reprocessed_prompt_tokens=(raw.prompt_tokens or 0) - cached,
+            calls=1,
+            seconds=time.perf_counter() - start,
+        )
 
     # -- LLMBackend ----------------------------------------------------------------------------------
 
-    def complete(self, messages: list[ChatMessage], *, schema: dict | None = None,
-                 max_tokens: int = 512, temperature: float = 0.0) -> Completion:
+    def complete(
+        self,
+        messages: list[ChatMessage],
+        *,
+        schema: dict | None = None,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+    ) -> Completion:
         """One call. With `schema`: `json_schema` response format, or — when the server rejects it —
         `json_object` with the schema spelled out in the system prompt; the JSON is parsed and checked."""
         start = time.perf_counter()
@@ -114,11 +141,14 @@ class OpenAIBackend:
         else:
             response = None
             if self._json_schema_ok:
-                fmt = {"type": "json_schema",
-                       "json_schema": {"name": "action", "schema": schema, "strict": False}}
+                fmt = {
+                    "type": "json_schema",
+                    "json_schema": {"name": "action", "schema": schema, "strict": False},
+                }
                 try:
                     response = self._client.chat.completions.create(
-                        model=self.model, messages=payload, response_format=fmt, **common)
+                        model=self.model, messages=payload, response_format=fmt, **common
+                    )
                 except self._openai.APIStatusError as exc:
                     if not _rejects_json_schema(exc):
                         raise self._translate(exc) from exc
@@ -126,26 +156,35 @@ class OpenAIBackend:
                 except self._openai.OpenAIError as exc:
                     raise self._translate(exc) from exc
             if response is None:
-                response = self._create(messages=_with_schema_prompt(payload, schema),
-                                        response_format={"type": "json_object"}, **common)
+                response = self._create(
+                    messages=_with_schema_prompt(payload, schema),
+                    response_format={"type": "json_object"},
+                    **common,
+                )
         if not response.choices:
             raise BackendError(f"{self._where} returned no choices; check the model name and server logs")
         choice = response.choices[0]
         text = choice.message.content or ""
         data = None
         if schema is not None:
-            data = parse_json_output(text, schema, f"{self.model} at {self._where}",
-                                     truncated=choice.finish_reason == "length")
+            data = parse_json_output(
+                text, schema, f"{self.model} at {self._where}", truncated=choice.finish_reason == "length"
+            )
         return Completion(text=text, usage=self._usage(response.usage, start), data=data)
 
-    def stream(self, messages: list[ChatMessage], *, max_tokens: int = 512,
-               temperature: float = 0.0) -> Iterator[str | Completion]:
+    def stream(
+        self, messages: list[ChatMessage], *, max_tokens: int = 512, temperature: float = 0.0
+    ) -> Iterator[str | Completion]:
         """Yield text pieces, then the final Completion (usage from the server when it sends it, else
         the number of streamed pieces as the completion count)."""
         start = time.perf_counter()
-        chunks = self._create(messages=[{"role": m.role, "content": m.content} for m in messages],
-                              max_tokens=max_tokens, temperature=temperature, stream=True,
-                              stream_options={"include_usage": True})
+        chunks = self._create(
+            messages=[{"role": m.role, "content": m.content} for m in messages],
+            max_tokens=max_tokens,
+            temperature=temperature,
+            stream=True,
+            stream_options={"include_usage": True},
+        )
         pieces: list[str] = []
         raw_usage = None
         try:
@@ -176,8 +215,10 @@ def _rejects_json_schema(exc: Any) -> bool:
 
 def _with_schema_prompt(payload: list[dict], schema: dict) -> list[dict]:
     """The messages with the JSON schema added to (or as) the system message."""
-    rule = ("Answer with one JSON object only, no other text. It must be valid under this JSON schema:\n"
-            + json.dumps(schema, ensure_ascii=False))
+    rule = (
+        "Answer with one JSON object only, no other text. It must be valid under this JSON schema:\n"
+        + json.dumps(schema, ensure_ascii=False)
+    )
     if payload and payload[0]["role"] == "system":
         return [{"role": "system", "content": payload[0]["content"] + "\n\n" + rule}, *payload[1:]]
     return [{"role": "system", "content": rule}, *payload]

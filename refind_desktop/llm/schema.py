@@ -8,8 +8,13 @@ from typing import Any
 from ..errors import BackendError
 
 _TYPES: dict[str, tuple[type, ...]] = {
-    "object": (dict,), "array": (list,), "string": (str,), "boolean": (bool,),
-    "integer": (int,), "number": (int, float), "null": (type(None),),
+    "object": (dict,),
+    "array": (list,),
+    "string": (str,),
+    "boolean": (bool,),
+    "integer": (int,),
+    "number": (int, float),
+    "null": (type(None),),
 }
 
 
@@ -20,8 +25,11 @@ def schema_errors(data: Any, schema: dict, path: str = "$") -> list[str]:
     kind = schema.get("type")
     if kind is not None:
         kinds = kind if isinstance(kind, list) else [kind]
-        ok = any(isinstance(data, _TYPES.get(k, (object,))) and not (
-            k in ("integer", "number") and isinstance(data, bool)) for k in kinds)
+        ok = any(
+            isinstance(data, _TYPES.get(k, (object,)))
+            and not (k in ("integer", "number") and isinstance(data, bool))
+            for k in kinds
+        )
         if not ok:
             return [f"{path}: expected {'/'.join(kinds)}, got {type(data).__name__}"]
     if "enum" in schema and data not in schema["enum"]:
@@ -47,8 +55,9 @@ def schema_errors(data: Any, schema: dict, path: str = "$") -> list[str]:
                 errors.extend(schema_errors(item, schema["items"], f"{path}[{i}]"))
         if len(data) < schema.get("minItems", 0) or len(data) > schema.get("maxItems", len(data)):
             errors.append(f"{path}: {len(data)} items outside the allowed count")
-    if isinstance(data, str) and not (schema.get("minLength", 0) <= len(data)
-                                      <= schema.get("maxLength", len(data))):
+    if isinstance(data, str) and not (
+        schema.get("minLength", 0) <= len(data) <= schema.get("maxLength", len(data))
+    ):
         errors.append(f"{path}: length {len(data)} outside the allowed bounds")
     if isinstance(data, (int, float)) and not isinstance(data, bool):
         if "minimum" in schema and data < schema["minimum"]:
@@ -63,12 +72,15 @@ def parse_json_output(text: str, schema: dict, who: str, truncated: bool = False
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        hint = ("the output was cut at max_tokens: raise max_tokens or bound free-text fields "
-                "with maxLength" if truncated else "retry, or use a larger model")
-        raise BackendError(f"{who} returned invalid JSON ({exc.msg} at char {exc.pos}); {hint}. "
-                           f"Output began: {text[:200]!r}") from exc
+        hint = (
+            "the output was cut at max_tokens: raise max_tokens or bound free-text fields with maxLength"
+            if truncated
+            else "retry, or use a larger model"
+        )
+        raise BackendError(
+            f"{who} returned invalid JSON ({exc.msg} at char {exc.pos}); {hint}. Output began: {text[:200]!r}"
+        ) from exc
     problems = schema_errors(data, schema)
     if problems:
-        raise BackendError(f"{who} returned JSON that does not fit the schema: "
-                           f"{'; '.join(problems[:5])}")
+        raise BackendError(f"{who} returned JSON that does not fit the schema: {'; '.join(problems[:5])}")
     return data

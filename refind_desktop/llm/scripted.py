@@ -67,11 +67,21 @@ class ScriptedBackend:
     @staticmethod
     def _usage(messages: list[ChatMessage], text: str) -> Usage:
         prompt = sum(len(m.content) for m in messages) // 4 + 1
-        return Usage(prompt_tokens=prompt, completion_tokens=len(text) // 4 + 1,
-                     reprocessed_prompt_tokens=prompt, calls=1)
+        return Usage(
+            prompt_tokens=prompt,
+            completion_tokens=len(text) // 4 + 1,
+            reprocessed_prompt_tokens=prompt,
+            calls=1,
+        )
 
-    def complete(self, messages: list[ChatMessage], *, schema: dict | None = None,
-                 max_tokens: int = 512, temperature: float = 0.0) -> Completion:
+    def complete(
+        self,
+        messages: list[ChatMessage],
+        *,
+        schema: dict | None = None,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+    ) -> Completion:
         """Return the next scripted reply."""
         messages = list(messages)
         self.calls.append(ScriptedCall(messages, schema))
@@ -89,8 +99,9 @@ class ScriptedBackend:
                     raise BackendError(f"output is not JSON: {text[:80]!r}") from exc
         return Completion(text=text, usage=self._usage(messages, text), data=data)
 
-    def stream(self, messages: list[ChatMessage], *, max_tokens: int = 512,
-               temperature: float = 0.0) -> Iterator[str | Completion]:
+    def stream(
+        self, messages: list[ChatMessage], *, max_tokens: int = 512, temperature: float = 0.0
+    ) -> Iterator[str | Completion]:
         """Yield the next reply word by word, then the Completion."""
         messages = list(messages)
         self.calls.append(ScriptedCall(messages, None, streamed=True))

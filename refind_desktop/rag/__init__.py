@@ -17,7 +17,8 @@ def _load(name: str) -> Callable:
         from . import rawrag
     except ImportError as exc:  # numpy missing: the rag extra is not installed
         raise MissingDependencyError(
-            f'Raw-RAG and hybrid modes need the rag extra: pip install "refind-desktop[rag]" ({exc})') from exc
+            f'Raw-RAG and hybrid modes need the rag extra: pip install "refind-desktop[rag]" ({exc})'
+        ) from exc
     return getattr(rawrag, name)
 
 

@@ -65,8 +65,16 @@ class Retrieval:
 class DenseRetriever:
     """Vectors beside one turn index, with the models that read and write them (loaded on first use)."""
 
-    def __init__(self, index: TurnIndex, catalog: Catalog, embed_model: str = "", rerank_model: str = "",
-                 threads: int = 0, embedder: Any = None, reranker: tuple[Any, str] | None = None) -> None:
+    def __init__(
+        self,
+        index: TurnIndex,
+        catalog: Catalog,
+        embed_model: str = "",
+        rerank_model: str = "",
+        threads: int = 0,
+        embedder: Any = None,
+        reranker: tuple[Any, str] | None = None,
+    ) -> None:
         self.index = index
         self.catalog = catalog
         self.store = VectorStore(vectors_folder(index.path))
@@ -94,8 +102,12 @@ class DenseRetriever:
         self.store.close()
 
     # -- writing -------------------------------------------------------------------------------------
-    def catch_up(self, progress: Callable[[EmbedProgress], None] | None = None,
-                 cancel: threading.Event | None = None, rebuild: bool = False) -> EmbedReport:
+    def catch_up(
+        self,
+        progress: Callable[[EmbedProgress], None] | None = None,
+        cancel: threading.Event | None = None,
+        rebuild: bool = False,
+    ) -> EmbedReport:
         """Embed what ingest added or changed since the last run (`rebuild`: everything again)."""
         if rebuild:
             self.store.wipe()
@@ -106,8 +118,11 @@ class DenseRetriever:
         from .indexer import session_fingerprint
 
         done = self.store.table.fingerprints()
-        return sum(1 for r in self.catalog.iter_sessions()
-                   if done.get(r.ord) != session_fingerprint(r.n_turns, r.hashes))
+        return sum(
+            1
+            for r in self.catalog.iter_sessions()
+            if done.get(r.ord) != session_fingerprint(r.n_turns, r.hashes)
+        )
 
     # -- reading -------------------------------------------------------------------------------------
     def encode_query(self, text: str) -> Any:
@@ -125,8 +140,12 @@ class DenseRetriever:
         while True:
             raw = self.store.search(qv, want + 16, exclude_sords)
             data = self.store.load()
-            hits = [WindowHit(int(data.wid[i]), int(data.sord[i]), int(data.first_turn[i]),
-                              int(data.last_turn[i]), s) for i, s in raw]
+            hits = [
+                WindowHit(
+                    int(data.wid[i]), int(data.sord[i]), int(data.first_turn[i]), int(data.last_turn[i]), s
+                )
+                for i, s in raw
+            ]
             valid = self._valid(hits)
             if len(valid) >= k or len(raw) < want + 16:
                 return valid[:k]
@@ -168,14 +187,22 @@ class DenseRetriever:
         if reranker is None or not cands:
             return Retrieval(cands, cands[:keep], None, why if reranker is None else "")
         scores = reranker.score(question, self.texts(cands))
-        ranked = sorted((WindowHit(h.wid, h.sord, h.first_turn, h.last_turn, h.dense, s)
-                         for h, s in zip(cands, scores, strict=True)),
-                        key=lambda h: (-(h.rerank or 0.0), -h.dense, h.wid))
+        ranked = sorted(
+            (
+                WindowHit(h.wid, h.sord, h.first_turn, h.last_turn, h.dense, s)
+                for h, s in zip(cands, scores, strict=True)
+            ),
+            key=lambda h: (-(h.rerank or 0.0), -h.dense, h.wid),
+        )
         return Retrieval(cands, ranked[:keep], reranker.name)
 
-    def turn_ranks(self, query: str, pool: int = 1000, exclude_sords: set[int] | None = None,
-                   allowed: Callable[[list[tuple[int, int]]], set[tuple[int, int]]] | None = None
-                   ) -> tuple[dict[tuple[int, int], int], dict[int, int], dict[tuple[int, int], float]]:
+    def turn_ranks(
+        self,
+        query: str,
+        pool: int = 1000,
+        exclude_sords: set[int] | None = None,
+        allowed: Callable[[list[tuple[int, int]]], set[tuple[int, int]]] | None = None,
+    ) -> tuple[dict[tuple[int, int], int], dict[int, int], dict[tuple[int, int], float]]:
         """Dense turn rank, dense session rank and turn score over the best `pool` windows.
 
         A turn scores the best cosine of the windows covering it (turns of one window share its
@@ -201,6 +228,7 @@ class DenseRetriever:
         for h in hits:
             per_session[h.sord].append(h.dense)
         sess_score = {s: sum(sorted(v, reverse=True)[:SESSION_TOP]) for s, v in per_session.items()}
-        session_rank = {s: r for r, s in enumerate(sorted(sess_score, key=lambda s: (-sess_score[s], s)),
-                                                   start=1)}
+        session_rank = {
+            s: r for r, s in enumerate(sorted(sess_score, key=lambda s: (-sess_score[s], s)), start=1)
+        }
         return turn_rank, session_rank, score

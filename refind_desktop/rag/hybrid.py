@@ -16,8 +16,9 @@ DENSE_POOL = 1000
 """Windows whose turns get a dense rank (exact cosine over every window picks them)."""
 
 
-def rrf4(bm25: list[RankedTurn], dense_turn: dict[tuple[int, int], int], dense_session: dict[int, int],
-         k: int = 60) -> list[RankedTurn]:
+def rrf4(
+    bm25: list[RankedTurn], dense_turn: dict[tuple[int, int], int], dense_session: dict[int, int], k: int = 60
+) -> list[RankedTurn]:
     """Fuse BM25 turn rank, BM25 session rank (sum of turn BM25), dense turn rank and dense session rank.
 
     `bm25` holds (sord, turn, bm25) candidates in any order; a rank a candidate lacks adds nothing.
@@ -35,7 +36,12 @@ def rrf4(bm25: list[RankedTurn], dense_turn: dict[tuple[int, int], int], dense_s
     for key in keys:
         sord = key[0]
         fused = 0.0
-        for rank in (bm25_turn.get(key), bm25_session.get(sord), dense_turn.get(key), dense_session.get(sord)):
+        for rank in (
+            bm25_turn.get(key),
+            bm25_session.get(sord),
+            dense_turn.get(key),
+            dense_session.get(sord),
+        ):
             if rank is not None:
                 fused += 1.0 / (k + rank)
         out.append(RankedTurn(sord, key[1], score.get(key, 0.0), fused))
@@ -50,28 +56,38 @@ class HybridEngine(SearchEngine):
     the time filter and the exclusion apply to the dense side too.
     """
 
-    def __init__(self, index: TurnIndex, catalog: Catalog, dense: DenseRetriever,
-                 tz: tzinfo = UTC) -> None:
+    def __init__(self, index: TurnIndex, catalog: Catalog, dense: DenseRetriever, tz: tzinfo = UTC) -> None:
         super().__init__(index, catalog, tz)
         self.dense = dense
 
-    def candidates(self, keywords: str, date_from: date | None = None, date_to: date | None = None,
-                   exclude: set[str] | frozenset[str] = frozenset(),
-                   options: SearchOptions = SearchOptions(), limit: int | None = None) -> list[RankedTurn]:
+    def candidates(
+        self,
+        keywords: str,
+        date_from: date | None = None,
+        date_to: date | None = None,
+        exclude: set[str] | frozenset[str] = frozenset(),
+        options: SearchOptions = SearchOptions(),
+        limit: int | None = None,
+    ) -> list[RankedTurn]:
         """Four-way fused candidates (BM25 pool plus the turns of the best dense windows), best first."""
         bm25 = super().candidates(keywords, date_from, date_to, exclude, options.with_(rrf=False))
         if not keywords.strip():
             return bm25[:limit]
-        excluded = set(self.catalog.sid_to_ords(sorted(exclude))) if options.session_dedup and exclude else None
+        excluded = (
+            set(self.catalog.sid_to_ords(sorted(exclude))) if options.session_dedup and exclude else None
+        )
         allowed = None
         if options.temporal and (date_from or date_to):
+
             def allowed(pairs: list[tuple[int, int]]) -> set[tuple[int, int]]:
                 return self._in_range(pairs, date_from, date_to)
+
         turn_rank, session_rank, _ = self.dense.turn_ranks(keywords, DENSE_POOL, excluded, allowed)
         return rrf4(bm25, turn_rank, session_rank, options.rrf_k)[:limit]
 
-    def _in_range(self, pairs: list[tuple[int, int]], date_from: date | None,
-                  date_to: date | None) -> set[tuple[int, int]]:
+    def _in_range(
+        self, pairs: list[tuple[int, int]], date_from: date | None, date_to: date | None
+    ) -> set[tuple[int, int]]:
         """The (sord, turn) pairs whose turn time lies inside the inclusive day range."""
         if not pairs:
             return set()
@@ -81,15 +97,22 @@ class HybridEngine(SearchEngine):
             return set()
         lo, hi = day_bounds(date_from, date_to, self.tz)
         schema = self.index.schema
-        query = tantivy.Query.boolean_query([
-            (tantivy.Occur.Must, tantivy.Query.term_set_query(schema, "session", sids)),
-            (tantivy.Occur.Must, tantivy.Query.range_query(schema, "ts", tantivy.FieldType.Date, lo, hi)),
-        ])
+        query = tantivy.Query.boolean_query(
+            [
+                (tantivy.Occur.Must, tantivy.Query.term_set_query(schema, "session", sids)),
+                (tantivy.Occur.Must, tantivy.Query.range_query(schema, "ts", tantivy.FieldType.Date, lo, hi)),
+            ]
+        )
         searcher = self.index.searcher()
         res = searcher.search(query, limit=max(searcher.num_docs, 1), count=False)
         addrs = [a for _, a in res.hits]
         if not addrs:
             return set()
-        found = set(zip((int(s) for s in searcher.fast_field_values("sord", addrs)),
-                        (int(t) for t in searcher.fast_field_values("turn", addrs)), strict=True))
+        found = set(
+            zip(
+                (int(s) for s in searcher.fast_field_values("sord", addrs)),
+                (int(t) for t in searcher.fast_field_values("turn", addrs)),
+                strict=True,
+            )
+        )
         return found & set(pairs)

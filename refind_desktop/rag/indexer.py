@@ -55,11 +55,19 @@ class EmbedReport:
     def to_json(self) -> dict:
         """The stable JSON shape."""
         rate = self.windows_added / self.embed_seconds if self.embed_seconds else 0.0
-        return {"model": self.model, "sessions_checked": self.sessions_checked,
-                "sessions_embedded": self.sessions_embedded, "sessions_dropped": self.sessions_dropped,
-                "windows_added": self.windows_added, "windows_kept": self.windows_kept,
-                "windows_dropped": self.windows_dropped, "seconds": round(self.seconds, 3),
-                "windows_per_second": round(rate, 2), "cancelled": self.cancelled, "totals": self.totals}
+        return {
+            "model": self.model,
+            "sessions_checked": self.sessions_checked,
+            "sessions_embedded": self.sessions_embedded,
+            "sessions_dropped": self.sessions_dropped,
+            "windows_added": self.windows_added,
+            "windows_kept": self.windows_kept,
+            "windows_dropped": self.windows_dropped,
+            "seconds": round(self.seconds, 3),
+            "windows_per_second": round(rate, 2),
+            "cancelled": self.cancelled,
+            "totals": self.totals,
+        }
 
 
 def session_fingerprint(n_turns: int, hashes: tuple[str, ...]) -> str:
@@ -67,9 +75,16 @@ def session_fingerprint(n_turns: int, hashes: tuple[str, ...]) -> str:
     return hashlib.blake2b(f"{n_turns}|{','.join(hashes)}".encode(), digest_size=12).hexdigest()
 
 
-def catch_up(index: TurnIndex, catalog: Catalog, store: VectorStore, embedder: WindowEmbedder,
-             progress: Callable[[EmbedProgress], None] | None = None,
-             cancel: threading.Event | None = None, batch: int = 64, flush_every: int = 2048) -> EmbedReport:
+def catch_up(
+    index: TurnIndex,
+    catalog: Catalog,
+    store: VectorStore,
+    embedder: WindowEmbedder,
+    progress: Callable[[EmbedProgress], None] | None = None,
+    cancel: threading.Event | None = None,
+    batch: int = 64,
+    flush_every: int = 2048,
+) -> EmbedReport:
     """Embed every window that is missing, and tombstone every window that is no longer valid.
 
     A session is re-windowed when its catalog fingerprint differs from the one recorded at its
@@ -89,8 +104,11 @@ def catch_up(index: TurnIndex, catalog: Catalog, store: VectorStore, embedder: W
         report.windows_dropped += table.forget_session(sord)
         report.sessions_dropped += 1
     table.commit()
-    dirty = [rec for sord, rec in sorted(current.items())
-             if recorded.get(sord) != session_fingerprint(rec.n_turns, rec.hashes)]
+    dirty = [
+        rec
+        for sord, rec in sorted(current.items())
+        if recorded.get(sord) != session_fingerprint(rec.n_turns, rec.hashes)
+    ]
 
     pending: list[tuple[int, Window]] = []  # windows to embed, in order
     vectors: list[Any] = []
@@ -117,14 +135,20 @@ def catch_up(index: TurnIndex, catalog: Catalog, store: VectorStore, embedder: W
             if cancel is not None and cancel.is_set():
                 report.cancelled = True
                 return False
-            chunk = pending[done_upto:done_upto + batch]
+            chunk = pending[done_upto : done_upto + batch]
             e0 = time.perf_counter()
             vectors.append(embedder.encode([w.text for _, w in chunk]))
             report.embed_seconds += time.perf_counter() - e0
             done_upto += len(chunk)
             if progress:
-                progress(EmbedProgress(report.windows_added + done_upto,
-                                       report.windows_added + len(pending), n_read, len(dirty)))
+                progress(
+                    EmbedProgress(
+                        report.windows_added + done_upto,
+                        report.windows_added + len(pending),
+                        n_read,
+                        len(dirty),
+                    )
+                )
             if done_upto >= flush_every:
                 flush()
         return True

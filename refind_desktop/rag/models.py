@@ -30,7 +30,8 @@ def _sentence_transformers() -> Any:
         import sentence_transformers
     except ImportError as exc:
         raise MissingDependencyError(
-            f"Raw-RAG and hybrid search need sentence-transformers and torch: {RAG_EXTRA}") from exc
+            f"Raw-RAG and hybrid search need sentence-transformers and torch: {RAG_EXTRA}"
+        ) from exc
     return sentence_transformers
 
 
@@ -75,12 +76,16 @@ class Embedder:
         try:
             self.model = st.SentenceTransformer(target, device="cpu", local_files_only=True)
         except Exception as exc:  # noqa: BLE001 - any load failure becomes a user-facing message
-            raise ConfigError(f"cannot load the embedding model {name or self.name!r} offline ({exc}); "
-                              "set embed_model to a local sentence-transformers folder, or leave it "
-                              "empty for the packaged all-MiniLM-L6-v2") from exc
+            raise ConfigError(
+                f"cannot load the embedding model {name or self.name!r} offline ({exc}); "
+                "set embed_model to a local sentence-transformers folder, or leave it "
+                "empty for the packaged all-MiniLM-L6-v2"
+            ) from exc
         self.batch_size = batch_size
-        dim_of = getattr(self.model, "get_embedding_dimension", None) or \
-            self.model.get_sentence_embedding_dimension
+        dim_of = (
+            getattr(self.model, "get_embedding_dimension", None)
+            or self.model.get_sentence_embedding_dimension
+        )
         self.dim = int(dim_of())
         limit = getattr(self.model[0].auto_model.config, "max_position_embeddings", 512)
         # a 256-token window plus [CLS]/[SEP] must fit without truncation
@@ -91,14 +96,20 @@ class Embedder:
 
     def tokenize(self, text: str) -> list[tuple[int, int]]:
         """Character spans of the model's tokens in `text` (no special tokens)."""
-        enc = self._tok(text, add_special_tokens=False, return_offsets_mapping=True, truncation=False,
-                        verbose=False)
+        enc = self._tok(
+            text, add_special_tokens=False, return_offsets_mapping=True, truncation=False, verbose=False
+        )
         return [tuple(o) for o in enc["offset_mapping"]]
 
     def encode(self, texts: Sequence[str]) -> Any:
         """Unit-length float32 vectors, one row per text."""
-        return self.model.encode(list(texts), batch_size=self.batch_size, convert_to_numpy=True,
-                                 normalize_embeddings=True, show_progress_bar=False)
+        return self.model.encode(
+            list(texts),
+            batch_size=self.batch_size,
+            convert_to_numpy=True,
+            normalize_embeddings=True,
+            show_progress_bar=False,
+        )
 
 
 class Reranker:
@@ -115,16 +126,22 @@ class Reranker:
         """Relevance of each text to the question (higher is better)."""
         if not texts:
             return []
-        scores = self.model.predict([(question, t) for t in texts], batch_size=self.batch_size,
-                                    show_progress_bar=False, convert_to_numpy=True)
+        scores = self.model.predict(
+            [(question, t) for t in texts],
+            batch_size=self.batch_size,
+            show_progress_bar=False,
+            convert_to_numpy=True,
+        )
         return [float(s) for s in scores.reshape(len(texts), -1)[:, -1]]
 
 
 def load_reranker(name: str, threads: int = 0) -> tuple[Reranker | None, str]:
     """(reranker, '') or (None, why not): none configured, or it cannot be loaded offline."""
     if not name:
-        return None, ("no cross-encoder configured (set rerank_model to a local CrossEncoder folder); "
-                      "no reranker is packaged on PyPI")
+        return None, (
+            "no cross-encoder configured (set rerank_model to a local CrossEncoder folder); "
+            "no reranker is packaged on PyPI"
+        )
     try:
         return Reranker(name, threads), ""
     except MissingDependencyError:

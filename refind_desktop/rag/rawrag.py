@@ -31,16 +31,22 @@ def dense_for(svc: Any) -> DenseRetriever:
     if dense is None:
         s = svc.settings
         dense = svc.extras["dense"] = DenseRetriever(
-            svc.index, svc.catalog, getattr(s, "embed_model", ""), getattr(s, "rerank_model", ""),
-            getattr(s, "embed_threads", 0))
+            svc.index,
+            svc.catalog,
+            getattr(s, "embed_model", ""),
+            getattr(s, "rerank_model", ""),
+            getattr(s, "embed_threads", 0),
+        )
     return dense
 
 
 def require_vectors(dense: DenseRetriever) -> None:
     """Raise with the fix when nothing was embedded yet."""
     if not len(dense.store.load().wid):
-        raise ConfigError("no embeddings yet: run `refind embed` first (ingest only indexes text; "
-                          "embedding is a separate, resumable step)")
+        raise ConfigError(
+            "no embeddings yet: run `refind embed` first (ingest only indexes text; "
+            "embedding is a separate, resumable step)"
+        )
 
 
 @dataclass
@@ -59,18 +65,34 @@ class RetrieveEvent:
     def message(self) -> str:
         """One human line (printed by the CLI on stderr)."""
         how = f"reranked by {self.reranker}" if self.reranker else f"{FALLBACK}: {self.fallback}"
-        stale = f"; {self.stale_sessions} sessions not embedded yet (run `refind embed`)" \
-            if self.stale_sessions else ""
+        stale = (
+            f"; {self.stale_sessions} sessions not embedded yet (run `refind embed`)"
+            if self.stale_sessions
+            else ""
+        )
         return f"retrieved {self.candidates} windows, kept {len(self.kept)} ({how}){stale}"
 
     def to_json(self) -> dict:
         """Plain dict for the trajectory."""
-        return {"type": self.type, "candidates": self.candidates, "reranker": self.reranker,
-                "order": "rerank" if self.reranker else FALLBACK, "fallback_reason": self.fallback or None,
-                "stale_sessions": self.stale_sessions, "seconds": round(self.seconds, 4),
-                "kept": [{"window": h.wid, "sord": h.sord, "turns": [h.first_turn, h.last_turn],
-                          "dense": round(h.dense, 5),
-                          "rerank": None if h.rerank is None else round(h.rerank, 5)} for h in self.kept]}
+        return {
+            "type": self.type,
+            "candidates": self.candidates,
+            "reranker": self.reranker,
+            "order": "rerank" if self.reranker else FALLBACK,
+            "fallback_reason": self.fallback or None,
+            "stale_sessions": self.stale_sessions,
+            "seconds": round(self.seconds, 4),
+            "kept": [
+                {
+                    "window": h.wid,
+                    "sord": h.sord,
+                    "turns": [h.first_turn, h.last_turn],
+                    "dense": round(h.dense, 5),
+                    "rerank": None if h.rerank is None else round(h.rerank, 5),
+                }
+                for h in self.kept
+            ],
+        }
 
 
 @dataclass
@@ -122,18 +144,33 @@ def blocks_from_windows(dense: DenseRetriever, kept: list[WindowHit]) -> list[Bl
             views = tuple(dense.index.session_turns(sord, run[0], run[-1]))
             if not views:
                 continue
-            blocks.append(Block(rank=len(blocks) + 1, session_id=rec.sid, session_title=rec.title,
-                                session_date=rec.started_at, turn=run[0],
-                                score=max(best[(sord, t)] for t in run),
-                                hit_turns=tuple(v.turn for v in views), turns=views))
+            blocks.append(
+                Block(
+                    rank=len(blocks) + 1,
+                    session_id=rec.sid,
+                    session_title=rec.title,
+                    session_date=rec.started_at,
+                    turn=run[0],
+                    score=max(best[(sord, t)] for t in run),
+                    hit_turns=tuple(v.turn for v in views),
+                    turns=views,
+                )
+            )
     return blocks
 
 
 class RawRagAgent(Agent):
     """The agent with stage 1 replaced by one Raw-RAG retrieval; stage 2 (answer) is the agent's own."""
 
-    def __init__(self, dense: DenseRetriever, engine: Any, backend: Any, config: AgentConfig | None = None,
-                 candidates: int = CANDIDATES, keep: int = KEEP) -> None:
+    def __init__(
+        self,
+        dense: DenseRetriever,
+        engine: Any,
+        backend: Any,
+        config: AgentConfig | None = None,
+        candidates: int = CANDIDATES,
+        keep: int = KEEP,
+    ) -> None:
         super().__init__(engine, backend, mode="refind", config=config)
         self.dense = dense
         self.candidates = candidates
@@ -149,12 +186,24 @@ class RawRagAgent(Agent):
         spent = time.perf_counter() - t0
         run.search_seconds += spent
         run.searches += 1
-        self.event = RetrieveEvent(len(ret.candidates), ret.kept, ret.reranker, ret.fallback,
-                                   self.dense.pending_sessions(), spent)
+        self.event = RetrieveEvent(
+            len(ret.candidates), ret.kept, ret.reranker, ret.fallback, self.dense.pending_sessions(), spent
+        )
         if run.on_event is not None:
             run.on_event(self.event)
-        self._emit(run, SearchEvent(run.round, [run.question], None, None, self.keep,
-                                    [(b.rank, b.session_id, b.turn) for b in blocks], spent, blocks))
+        self._emit(
+            run,
+            SearchEvent(
+                run.round,
+                [run.question],
+                None,
+                None,
+                self.keep,
+                [(b.rank, b.session_id, b.turn) for b in blocks],
+                spent,
+                blocks,
+            ),
+        )
         run.history.append(f"1. raw-rag retrieval -> {len(blocks)} blocks")
         if blocks:
             self._note(run, list(range(1, len(blocks) + 1)), blocks, "all")
@@ -181,8 +230,9 @@ def _printer(on_event: Callable | None) -> Callable | None:
     return handle
 
 
-def run_rawrag(svc: Any, backend: Any, mode: str, question: str, now: datetime | None,
-               on_event: Callable | None) -> RagResult:
+def run_rawrag(
+    svc: Any, backend: Any, mode: str, question: str, now: datetime | None, on_event: Callable | None
+) -> RagResult:
     """`refind ask --mode rawrag`."""
     dense = dense_for(svc)
     require_vectors(dense)
@@ -198,8 +248,9 @@ def hybrid_engine(svc: Any) -> Any:
     return HybridEngine(svc.index, svc.catalog, dense_for(svc), svc.tz)
 
 
-def run_hybrid(svc: Any, backend: Any, mode: str, question: str, now: datetime | None,
-               on_event: Callable | None) -> RagResult:
+def run_hybrid(
+    svc: Any, backend: Any, mode: str, question: str, now: datetime | None, on_event: Callable | None
+) -> RagResult:
     """`refind ask --mode hybrid`: the ReFind agent searching with four-way RRF.
 
     Sessions not embedded yet still take part through their BM25 ranks (the index stays
@@ -208,9 +259,11 @@ def run_hybrid(svc: Any, backend: Any, mode: str, question: str, now: datetime |
     engine = hybrid_engine(svc)
     pending = engine.dense.pending_sessions()
     if pending and on_event is not None:
-        print(f"{pending} sessions not embedded yet: they rank by BM25 only until `refind embed` runs",
-              file=sys.stderr, flush=True)
+        print(
+            f"{pending} sessions not embedded yet: they rank by BM25 only until `refind embed` runs",
+            file=sys.stderr,
+            flush=True,
+        )
     config = AgentConfig(max_searches=svc.settings.max_searches)
     agent = Agent(engine, backend, mode="refind", options=svc.search_options(), config=config)
     return _as_rag_result(agent.run(question, now=now, on_event=on_event), "hybrid", None)
-

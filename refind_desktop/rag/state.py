@@ -13,7 +13,9 @@ from .windows import Window
 
 TABLE_FILE = "windows.sqlite"
 MIGRATIONS: list[tuple[str, str]] = [
-    ("001_initial", """
+    (
+        "001_initial",
+        """
         CREATE TABLE windows(wid INTEGER PRIMARY KEY, sord INTEGER NOT NULL, start INTEGER NOT NULL,
                              n_tokens INTEGER NOT NULL, first_turn INTEGER NOT NULL,
                              last_turn INTEGER NOT NULL, char_start INTEGER NOT NULL,
@@ -23,7 +25,8 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE TABLE sessions(sord INTEGER PRIMARY KEY, fp TEXT NOT NULL, hashes TEXT NOT NULL DEFAULT '');
         CREATE TABLE shards(shard INTEGER PRIMARY KEY, rows INTEGER NOT NULL, at REAL);
         CREATE TABLE meta(name TEXT PRIMARY KEY, value TEXT NOT NULL);
-    """),
+    """,
+    ),
 ]
 
 
@@ -78,8 +81,10 @@ class WindowTable:
         return int(self.meta("gen", "0"))
 
     def _bump(self) -> None:
-        self.db.execute("INSERT INTO meta VALUES ('gen', '1') ON CONFLICT(name) DO UPDATE SET "
-                        "value = CAST(value AS INTEGER) + 1")
+        self.db.execute(
+            "INSERT INTO meta VALUES ('gen', '1') ON CONFLICT(name) DO UPDATE SET "
+            "value = CAST(value AS INTEGER) + 1"
+        )
 
     # -- sessions ------------------------------------------------------------------------------------
     def fingerprints(self) -> dict[int, str]:
@@ -88,36 +93,49 @@ class WindowTable:
 
     def set_fingerprint(self, sord: int, fp: str) -> None:
         """Record that every window of this session content is embedded ('' = needs a look)."""
-        self.db.execute("INSERT INTO sessions(sord, fp) VALUES (?, ?) ON CONFLICT(sord) DO UPDATE SET "
-                        "fp=excluded.fp", (sord, fp))
+        self.db.execute(
+            "INSERT INTO sessions(sord, fp) VALUES (?, ?) ON CONFLICT(sord) DO UPDATE SET fp=excluded.fp",
+            (sord, fp),
+        )
 
     def set_content(self, sord: int, hashes: tuple[str, ...]) -> None:
         """The turn hashes of the content the session's live windows were cut from."""
-        self.db.execute("INSERT INTO sessions(sord, fp, hashes) VALUES (?, '', ?) ON CONFLICT(sord) DO "
-                        "UPDATE SET hashes=excluded.hashes", (sord, ",".join(hashes)))
+        self.db.execute(
+            "INSERT INTO sessions(sord, fp, hashes) VALUES (?, '', ?) ON CONFLICT(sord) DO "
+            "UPDATE SET hashes=excluded.hashes",
+            (sord, ",".join(hashes)),
+        )
 
     def contents(self, sords: list[int]) -> dict[int, tuple[str, ...]]:
         """sord → turn hashes the live windows were cut from (see `set_content`)."""
         out: dict[int, tuple[str, ...]] = {}
         for i in range(0, len(sords), 500):
-            chunk = sords[i:i + 500]
+            chunk = sords[i : i + 500]
             marks = ",".join("?" * len(chunk))
-            for sord, h in self.db.execute(f"SELECT sord, hashes FROM sessions WHERE sord IN ({marks})", chunk):
+            for sord, h in self.db.execute(
+                f"SELECT sord, hashes FROM sessions WHERE sord IN ({marks})", chunk
+            ):
                 out[sord] = tuple(h.split(",")) if h else ()
         return out
 
     # -- windows -------------------------------------------------------------------------------------
     def live_keys(self, sord: int) -> dict[str, int]:
         """Window key → wid of a session's live windows."""
-        return {k: w for k, w in self.db.execute(
-            "SELECT key, wid FROM windows WHERE sord=? AND dead=0", (sord,))}
+        return {
+            k: w for k, w in self.db.execute("SELECT key, wid FROM windows WHERE sord=? AND dead=0", (sord,))
+        }
 
     def add(self, items: Iterable[tuple[int, Window]], shard: int) -> int:
         """Insert windows whose vectors are rows 0..n-1 of `shard` (same order); returns n."""
-        rows = [(sord, w.start, w.n_tokens, w.first_turn, w.last_turn, w.char_start, w.char_end, w.key,
-                 shard, i) for i, (sord, w) in enumerate(items)]
-        self.db.executemany("INSERT INTO windows(sord, start, n_tokens, first_turn, last_turn, char_start, "
-                            "char_end, key, shard, row) VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
+        rows = [
+            (sord, w.start, w.n_tokens, w.first_turn, w.last_turn, w.char_start, w.char_end, w.key, shard, i)
+            for i, (sord, w) in enumerate(items)
+        ]
+        self.db.executemany(
+            "INSERT INTO windows(sord, start, n_tokens, first_turn, last_turn, char_start, "
+            "char_end, key, shard, row) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            rows,
+        )
         self.db.execute("INSERT OR REPLACE INTO shards VALUES (?, ?, ?)", (shard, len(rows), time.time()))
         self._bump()
         return len(rows)
@@ -129,8 +147,9 @@ class WindowTable:
 
     def kill_session(self, sord: int, from_turn: int = 0) -> int:
         """Tombstone a session's windows that reach `from_turn` or later; returns how many."""
-        cur = self.db.execute("UPDATE windows SET dead=1 WHERE sord=? AND dead=0 AND last_turn>=?",
-                              (sord, from_turn))
+        cur = self.db.execute(
+            "UPDATE windows SET dead=1 WHERE sord=? AND dead=0 AND last_turn>=?", (sord, from_turn)
+        )
         self._bump()
         return cur.rowcount
 
@@ -142,18 +161,23 @@ class WindowTable:
 
     def live(self) -> Iterator[WindowRow]:
         """Live windows in storage order (shard, row)."""
-        for r in self.db.execute("SELECT wid, sord, first_turn, last_turn, shard, row FROM windows "
-                                 "WHERE dead=0 ORDER BY shard, row"):
+        for r in self.db.execute(
+            "SELECT wid, sord, first_turn, last_turn, shard, row FROM windows "
+            "WHERE dead=0 ORDER BY shard, row"
+        ):
             yield WindowRow(*r)
 
     def spans(self, wids: list[int]) -> dict[int, tuple[int, int, int, int, int]]:
         """wid → (sord, first_turn, last_turn, char_start, char_end), to rebuild window texts."""
         out: dict[int, tuple[int, int, int, int, int]] = {}
         for i in range(0, len(wids), 500):
-            chunk = wids[i:i + 500]
+            chunk = wids[i : i + 500]
             marks = ",".join("?" * len(chunk))
-            for r in self.db.execute("SELECT wid, sord, first_turn, last_turn, char_start, char_end FROM "
-                                     f"windows WHERE wid IN ({marks})", chunk):
+            for r in self.db.execute(
+                "SELECT wid, sord, first_turn, last_turn, char_start, char_end FROM "
+                f"windows WHERE wid IN ({marks})",
+                chunk,
+            ):
                 out[r[0]] = tuple(r[1:])  # type: ignore[assignment]
         return out
 
@@ -169,7 +193,8 @@ class WindowTable:
     def counts(self) -> dict[str, int]:
         """Live and dead window counts, embedded sessions and shards."""
         live, dead = self.db.execute(
-            "SELECT COALESCE(SUM(dead=0),0), COALESCE(SUM(dead=1),0) FROM windows").fetchone()
+            "SELECT COALESCE(SUM(dead=0),0), COALESCE(SUM(dead=1),0) FROM windows"
+        ).fetchone()
         sessions = self.db.execute("SELECT COUNT(*) FROM sessions").fetchone()[0]
         shards = self.db.execute("SELECT COUNT(*) FROM shards").fetchone()[0]
         return {"live_windows": live, "dead_windows": dead, "sessions": sessions, "shards": shards}

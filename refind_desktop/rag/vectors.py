@@ -58,9 +58,11 @@ class VectorStore:
             self.table.commit()
             return
         if have != model or int(self.table.meta("dim", "0")) != dim or self.table.meta("scheme") != scheme:
-            raise ConfigError(f"the stored vectors were made with {have!r} (windows "
-                              f"{self.table.meta('scheme')}), not {model!r}; run `refind embed --rebuild` "
-                              "to embed again with the configured model")
+            raise ConfigError(
+                f"the stored vectors were made with {have!r} (windows "
+                f"{self.table.meta('scheme')}), not {model!r}; run `refind embed --rebuild` "
+                "to embed again with the configured model"
+            )
 
     @property
     def model(self) -> str:
@@ -90,8 +92,10 @@ class VectorStore:
         old = self.table.shard_numbers()
         np.save(self._shard_path(shard), data.matrix.astype(SHARD_DTYPE))
         db = self.table.db
-        db.executemany("UPDATE windows SET shard=?, row=? WHERE wid=?",
-                       [(shard, i, int(w)) for i, w in enumerate(data.wid)])
+        db.executemany(
+            "UPDATE windows SET shard=?, row=? WHERE wid=?",
+            [(shard, i, int(w)) for i, w in enumerate(data.wid)],
+        )
         db.execute("DELETE FROM windows WHERE dead=1")
         db.execute("DELETE FROM shards")
         db.execute("INSERT INTO shards VALUES (?, ?, strftime('%s','now'))", (shard, len(data.wid)))
@@ -131,14 +135,18 @@ class VectorStore:
             matrix[i:j] = data[idx]
             i = j
         self._loaded = Loaded(
-            gen=gen, matrix=matrix,
+            gen=gen,
+            matrix=matrix,
             wid=np.fromiter((r.wid for r in rows), dtype=np.int64, count=len(rows)),
             sord=np.fromiter((r.sord for r in rows), dtype=np.int64, count=len(rows)),
             first_turn=np.fromiter((r.first_turn for r in rows), dtype=np.int64, count=len(rows)),
-            last_turn=np.fromiter((r.last_turn for r in rows), dtype=np.int64, count=len(rows)))
+            last_turn=np.fromiter((r.last_turn for r in rows), dtype=np.int64, count=len(rows)),
+        )
         return self._loaded
 
-    def search(self, query: np.ndarray, k: int, exclude_sords: set[int] | None = None) -> list[tuple[int, float]]:
+    def search(
+        self, query: np.ndarray, k: int, exclude_sords: set[int] | None = None
+    ) -> list[tuple[int, float]]:
         """Exact cosine over every live window: (row in `load()`, score) of the best k, best first."""
         data = self.load()
         if not len(data.wid):

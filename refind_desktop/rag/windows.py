@@ -78,8 +78,9 @@ def window_starts(total: int, size: int = WINDOW_TOKENS, overlap: int = OVERLAP_
     return starts
 
 
-def session_windows(turns: Sequence[TurnView], tokenize: TokenizeFn, size: int = WINDOW_TOKENS,
-                    overlap: int = OVERLAP_TOKENS) -> list[Window]:
+def session_windows(
+    turns: Sequence[TurnView], tokenize: TokenizeFn, size: int = WINDOW_TOKENS, overlap: int = OVERLAP_TOKENS
+) -> list[Window]:
     """Cut one session into windows of `size` tokens overlapping by `overlap` tokens.
 
     Each turn is tokenized on its own and the token streams are concatenated; a window's text is
@@ -92,9 +93,9 @@ def session_windows(turns: Sequence[TurnView], tokenize: TokenizeFn, size: int =
         spans += [(pos, a, b) for a, b in tokenize(text) if b > a]
     out: list[Window] = []
     for s in window_starts(len(spans), size, overlap):
-        part = spans[s:s + size]
+        part = spans[s : s + size]
         (p0, c0, _), (p1, _, c1) = part[0], part[-1]
-        text = texts[p0][c0:c1] if p0 == p1 else texts[p0][c0:] + "".join(texts[p0 + 1:p1]) + texts[p1][:c1]
+        text = texts[p0][c0:c1] if p0 == p1 else texts[p0][c0:] + "".join(texts[p0 + 1 : p1]) + texts[p1][:c1]
         out.append(Window(s, len(part), turns[p0].turn, turns[p1].turn, text, c0, c1))
     return out
 

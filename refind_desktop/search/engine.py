@@ -46,8 +46,9 @@ class RankedTurn:
     fused: float
 
 
-def day_bounds(date_from: date | None, date_to: date | None,
-               tz: tzinfo) -> tuple[datetime | None, datetime | None]:
+def day_bounds(
+    date_from: date | None, date_to: date | None, tz: tzinfo
+) -> tuple[datetime | None, datetime | None]:
     """Inclusive calendar days in the user's zone → naive UTC bounds for the date field."""
     lo = hi = None
     if date_from:
@@ -58,8 +59,9 @@ def day_bounds(date_from: date | None, date_to: date | None,
     return lo, hi
 
 
-def fuse(scored: list[tuple[float, int, int]], k: int, rrf: bool,
-         limit: int | None = None) -> list[RankedTurn]:
+def fuse(
+    scored: list[tuple[float, int, int]], k: int, rrf: bool, limit: int | None = None
+) -> list[RankedTurn]:
     """Two-level RRF over (bm25, sord, turn) candidates, best first (at most `limit`).
 
     r1 = rank of the turn by BM25; r2 = rank of its session by the sum of its turns' BM25;
@@ -87,7 +89,9 @@ def fuse(scored: list[tuple[float, int, int]], k: int, rrf: bool,
     return [RankedTurn(int(sord[i]), int(turn[i]), float(bm25[i]), float(fused[i])) for i in order]
 
 
-def merge_windows(hits: list[RankedTurn], w: int, n_turns: dict[int, int]) -> list[tuple[int, int, int, list[RankedTurn]]]:
+def merge_windows(
+    hits: list[RankedTurn], w: int, n_turns: dict[int, int]
+) -> list[tuple[int, int, int, list[RankedTurn]]]:
     """Context windows [turn-w, turn+w] cut at session bounds; overlapping ones of a session merge.
 
     Returns (sord, lo, hi, hits) in order of each block's best hit.
@@ -129,9 +133,15 @@ class SearchEngine:
         self.catalog = catalog
         self.tz = tz
 
-    def candidates(self, keywords: str, date_from: date | None = None, date_to: date | None = None,
-                   exclude: set[str] | frozenset[str] = frozenset(),
-                   options: SearchOptions = SearchOptions(), limit: int | None = None) -> list[RankedTurn]:
+    def candidates(
+        self,
+        keywords: str,
+        date_from: date | None = None,
+        date_to: date | None = None,
+        exclude: set[str] | frozenset[str] = frozenset(),
+        options: SearchOptions = SearchOptions(),
+        limit: int | None = None,
+    ) -> list[RankedTurn]:
         """Fused candidates from the pool (or every match when pool is 0), best first."""
         q = self.index.text_query(keywords)
         if q is None:
@@ -140,11 +150,13 @@ class SearchEngine:
         clauses = [(tantivy.Occur.Must, q)]
         if options.temporal and (date_from or date_to):
             lo, hi = day_bounds(date_from, date_to, self.tz)
-            clauses.append((tantivy.Occur.Must, tantivy.Query.range_query(
-                schema, "ts", tantivy.FieldType.Date, lo, hi)))
+            clauses.append(
+                (tantivy.Occur.Must, tantivy.Query.range_query(schema, "ts", tantivy.FieldType.Date, lo, hi))
+            )
         if options.session_dedup and exclude:
-            clauses.append((tantivy.Occur.MustNot,
-                            tantivy.Query.term_set_query(schema, "session", sorted(exclude))))
+            clauses.append(
+                (tantivy.Occur.MustNot, tantivy.Query.term_set_query(schema, "session", sorted(exclude)))
+            )
         query = q if len(clauses) == 1 else tantivy.Query.boolean_query(clauses)
         searcher = self.index.searcher()
         pool = options.pool if options.pool > 0 else max(searcher.num_docs, 1)
@@ -157,9 +169,14 @@ class SearchEngine:
         scored = [(float(s), int(o), int(t)) for (s, _), o, t in zip(res.hits, sords, turns, strict=True)]
         return fuse(scored, options.rrf_k, options.rrf, limit)
 
-    def search(self, keywords: str, date_from: date | None = None, date_to: date | None = None,
-               exclude: set[str] | frozenset[str] = frozenset(),
-               options: SearchOptions = SearchOptions()) -> list[Block]:
+    def search(
+        self,
+        keywords: str,
+        date_from: date | None = None,
+        date_to: date | None = None,
+        exclude: set[str] | frozenset[str] = frozenset(),
+        options: SearchOptions = SearchOptions(),
+    ) -> list[Block]:
         """Top-K turns with merged context blocks, numbered 1..n."""
         top = self.candidates(keywords, date_from, date_to, exclude, options, limit=options.top_k)
         if not top:
@@ -173,16 +190,18 @@ class SearchEngine:
             if not views:
                 continue
             best = hits[0]
-            blocks.append(Block(
-                rank=len(blocks) + 1,
-                session_id=views[0].session_id,
-                session_title=rec.title if rec else "",
-                session_date=rec.started_at if rec else None,
-                turn=best.turn,
-                score=best.fused,
-                hit_turns=tuple(sorted(h.turn for h in hits)),
-                turns=views,
-            ))
+            blocks.append(
+                Block(
+                    rank=len(blocks) + 1,
+                    session_id=views[0].session_id,
+                    session_title=rec.title if rec else "",
+                    session_date=rec.started_at if rec else None,
+                    turn=best.turn,
+                    score=best.fused,
+                    hit_turns=tuple(sorted(h.turn for h in hits)),
+                    turns=views,
+                )
+            )
         return blocks
 
     def session(self, options: SearchOptions = SearchOptions()) -> SearchSession:
@@ -198,8 +217,13 @@ class SearchSession:
     options: SearchOptions = field(default_factory=SearchOptions)
     seen: set[str] = field(default_factory=set)
 
-    def search(self, keywords: str, date_from: date | None = None, date_to: date | None = None,
-               top_k: int | None = None) -> list[Block]:
+    def search(
+        self,
+        keywords: str,
+        date_from: date | None = None,
+        date_to: date | None = None,
+        top_k: int | None = None,
+    ) -> list[Block]:
         """One `search_chatrecord` call."""
         opts = self.options.with_(top_k=top_k)
         blocks = self.engine.search(keywords, date_from, date_to, self.seen, opts)
@@ -218,7 +242,13 @@ def block_to_json(b: Block) -> dict:
         "turn": b.turn,
         "hit_turns": list(b.hit_turns),
         "score": round(b.score, 6),
-        "block": [{"turn": t.turn, "speaker": t.speaker,
-                   "timestamp": t.timestamp.isoformat() if t.timestamp else None,
-                   "text": t.text} for t in b.turns],
+        "block": [
+            {
+                "turn": t.turn,
+                "speaker": t.speaker,
+                "timestamp": t.timestamp.isoformat() if t.timestamp else None,
+                "text": t.text,
+            }
+            for t in b.turns
+        ],
     }

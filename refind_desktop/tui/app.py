@@ -84,9 +84,16 @@ class RefindApp(App[None]):
     index_version: reactive[int] = reactive(0, init=False)
     """Bumped whenever the index changed; panes watch it."""
 
-    def __init__(self, services: Services, settings: Settings | None = None, *, folder: str | None = None,
-                 backend_factory: BackendFactory | None = None, watch: bool = True,
-                 debounce: float = DEBOUNCE) -> None:
+    def __init__(
+        self,
+        services: Services,
+        settings: Settings | None = None,
+        *,
+        folder: str | None = None,
+        backend_factory: BackendFactory | None = None,
+        watch: bool = True,
+        debounce: float = DEBOUNCE,
+    ) -> None:
         super().__init__()
         self.services = services
         self.settings = settings or services.settings
@@ -145,9 +152,14 @@ class RefindApp(App[None]):
         """Index `folder` now, then watch it."""
         path = Path(folder).expanduser()
         if not path.is_dir():
-            self.push_screen(ErrorModal("chat folder not found", f"{path} is not a folder. Pick the folder that "
-                                        "holds your chat exports in Settings (F5), or start with "
-                                        "`refind tui --folder PATH`."))
+            self.push_screen(
+                ErrorModal(
+                    "chat folder not found",
+                    f"{path} is not a folder. Pick the folder that "
+                    "holds your chat exports in Settings (F5), or start with "
+                    "`refind tui --folder PATH`.",
+                )
+            )
             return
         self.stop_watching()
         self.folder = str(path.resolve())
@@ -156,11 +168,19 @@ class RefindApp(App[None]):
         self.query_one(StatusBar).indexing = (0, 0)
         self.index_folder(self.folder, self._ingest_cancel)
 
-    @work(thread=True, exclusive=True, group="ingest", exit_on_error=False, description="indexing the chat folder")
+    @work(
+        thread=True,
+        exclusive=True,
+        group="ingest",
+        exit_on_error=False,
+        description="indexing the chat folder",
+    )
     def index_folder(self, folder: str, cancel: threading.Event) -> None:
         report = self.services.ingestor.ingest(
-            [Path(folder)], cancel=cancel,
-            progress=lambda p: self.post_message(IngestProgressed(p.files_done, p.files_total, p.current)))
+            [Path(folder)],
+            cancel=cancel,
+            progress=lambda p: self.post_message(IngestProgressed(p.files_done, p.files_total, p.current)),
+        )
         self.post_message(IngestFinished(report, folder))
 
     def on_ingest_progressed(self, message: IngestProgressed) -> None:
@@ -174,14 +194,21 @@ class RefindApp(App[None]):
             self.notify("Indexing stopped; what was read stays searchable. Ctrl+R resumes.", timeout=6)
             return
         if report.skipped:
-            self.notify(f"{len(report.skipped)} files skipped; click the count in the status bar for reasons.",
-                        severity="warning", timeout=6)
+            self.notify(
+                f"{len(report.skipped)} files skipped; click the count in the status bar for reasons.",
+                severity="warning",
+                timeout=6,
+            )
         if self.watch_folder and message.folder == self.folder:
             from ..ingest.watcher import FolderWatcher  # watchdog: imported when first needed
 
             # its own first pass finds every file unchanged (a stat each), then it waits for events
-            self.watcher = FolderWatcher(self.services, Path(message.folder), debounce=self.debounce,
-                                         on_report=lambda event: self.post_message(WatchIngested(event)))
+            self.watcher = FolderWatcher(
+                self.services,
+                Path(message.folder),
+                debounce=self.debounce,
+                on_report=lambda event: self.post_message(WatchIngested(event)),
+            )
             self.watcher.start()
             self.query_one(StatusBar).stats = self._stats(watching=message.folder)
 
@@ -193,8 +220,13 @@ class RefindApp(App[None]):
         elif event.kind in ("deleted", "busy"):
             self.notify(event.message, severity="warning", timeout=8)
         elif event.kind == "error":
-            self.push_screen(ErrorModal("watching stopped", f"{event.message}\n\nFix the cause, then press "
-                                        "Ctrl+R to index the folder again and resume watching."))
+            self.push_screen(
+                ErrorModal(
+                    "watching stopped",
+                    f"{event.message}\n\nFix the cause, then press "
+                    "Ctrl+R to index the folder again and resume watching.",
+                )
+            )
 
     def _changed(self) -> None:
         self.last_update = datetime.now()
@@ -218,8 +250,11 @@ class RefindApp(App[None]):
     @work(thread=True, exclusive=True, group="stats", exit_on_error=False, description="reading index totals")
     def load_stats(self) -> None:
         totals = self.services.catalog.totals()
-        self.post_message(StatsLoaded(totals["sources"], totals["sessions"], totals["turns"],
-                                      self.services.catalog.skipped()))
+        self.post_message(
+            StatsLoaded(
+                totals["sources"], totals["sessions"], totals["turns"], self.services.catalog.skipped()
+            )
+        )
 
     def on_stats_loaded(self, message: StatsLoaded) -> None:
         self.skipped = message.skipped
@@ -228,9 +263,13 @@ class RefindApp(App[None]):
     def _stats(self, loaded: StatsLoaded | None = None, watching: str | None = None) -> IndexStats:
         old = self.query_one(StatusBar).stats
         return IndexStats(
-            sources=loaded.sources if loaded else old.sources, sessions=loaded.sessions if loaded else old.sessions,
-            turns=loaded.turns if loaded else old.turns, skipped=len(loaded.skipped) if loaded else old.skipped,
-            updated=self.last_update, watching=(self.folder or "") if self.watcher else (watching or ""))
+            sources=loaded.sources if loaded else old.sources,
+            sessions=loaded.sessions if loaded else old.sessions,
+            turns=loaded.turns if loaded else old.turns,
+            skipped=len(loaded.skipped) if loaded else old.skipped,
+            updated=self.last_update,
+            watching=(self.folder or "") if self.watcher else (watching or ""),
+        )
 
     # ---- the model back end -------------------------------------------------------------------
     def acquire_backend(self, cancel: threading.Event | None = None) -> Any:
@@ -321,8 +360,12 @@ class RefindApp(App[None]):
         while len(self.screen_stack) > 1 and isinstance(self.screen, TranscriptScreen):
             self.pop_screen()
         self.query_one(TabbedContent).active = tab
-        target = {"ask": "#question", "search": "#search-query", "sessions": "#sessions-table",
-                  "settings": "#set-folder"}[tab]
+        target = {
+            "ask": "#question",
+            "search": "#search-query",
+            "sessions": "#sessions-table",
+            "settings": "#set-folder",
+        }[tab]
         self.query_one(target).focus()
 
     def action_help(self) -> None:
@@ -332,13 +375,19 @@ class RefindApp(App[None]):
     def binding_rows(self) -> list[tuple[str, str, str]]:
         """(key, description, where) for the help screen."""
         rows = []
-        for where, bindings in (("everywhere", self.BINDINGS), ("ask", AskPane.BINDINGS),
-                                ("transcript", TranscriptScreen.BINDINGS)):
+        for where, bindings in (
+            ("everywhere", self.BINDINGS),
+            ("ask", AskPane.BINDINGS),
+            ("transcript", TranscriptScreen.BINDINGS),
+        ):
             for b in bindings:
                 if isinstance(b, Binding):
                     rows.append((self.get_key_display(b), b.description, where))
-        rows += [("ctrl+p", "Command palette", "everywhere"), ("ctrl+q", "Quit", "everywhere"),
-                 ("enter", "Open the selected hit, citation or session", "lists")]
+        rows += [
+            ("ctrl+p", "Command palette", "everywhere"),
+            ("ctrl+q", "Quit", "everywhere"),
+            ("enter", "Open the selected hit, citation or session", "lists"),
+        ]
         return rows
 
     def action_rescan(self) -> None:
@@ -360,15 +409,18 @@ class RefindApp(App[None]):
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         for tab in ("ask", "search", "sessions", "settings"):
-            yield SystemCommand(tab.capitalize(), f"Go to the {tab} tab",
-                                lambda tab=tab: self.action_show_tab(tab))
+            yield SystemCommand(
+                tab.capitalize(), f"Go to the {tab} tab", lambda tab=tab: self.action_show_tab(tab)
+            )
         yield SystemCommand("Keys", "Show every key binding (F1)", self.action_help)
         yield SystemCommand("Rescan folder", "Index the chat folder again (Ctrl+R)", self.action_rescan)
-        yield SystemCommand("Stop indexing", "Stop the folder ingest or model loading (Ctrl+G)",
-                            self.action_stop_jobs)
+        yield SystemCommand(
+            "Stop indexing", "Stop the folder ingest or model loading (Ctrl+G)", self.action_stop_jobs
+        )
         yield SystemCommand("Load model", "Prepare the model now (Ctrl+L)", self.action_prepare_model)
-        yield SystemCommand("Skipped files", "Files the ingest could not read, with reasons",
-                            self.skipped_requested)
+        yield SystemCommand(
+            "Skipped files", "Files the ingest could not read, with reasons", self.skipped_requested
+        )
 
     # ---- errors: the one place worker failures reach the user ---------------------------------
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -396,8 +448,10 @@ class RefindApp(App[None]):
             title, message = error.title, error.message
         else:
             title = "unexpected error"
-            message = (f"{type(error).__name__}: {error}\n\nWhile {worker.description}. This is a bug: "
-                       "copy this text (Copy button) into an issue. The app keeps running.")
+            message = (
+                f"{type(error).__name__}: {error}\n\nWhile {worker.description}. This is a bug: "
+                "copy this text (Copy button) into an issue. The app keeps running."
+            )
         self.push_screen(ErrorModal(title, message))
 
     def on_unmount(self) -> None:

@@ -47,14 +47,20 @@ def test_scripted_backend_queue_records_and_runs_dry():
 
 
 def test_dedup_across_rounds_and_notes_survive_later_searches(svc):
-    searches = iter([{"action": "search_chatrecord", "keywords": ["umbrella"], "date_from": None,
-                      "date_to": None},
-                     {"action": "finish_search", "keywords": [], "date_from": None, "date_to": None}])
-    backend = ScriptedBackend(by_stage(
-        query={"keywords": ["umbrella"]},
-        judge=lambda text: {"answer": "yes" if "Louvre" in text or "umbrella shopping" in text else "no"},
-        next=lambda _: next(searches),
-        answer="The red umbrella cost 30 euros [s:paris turn 2]."))
+    searches = iter(
+        [
+            {"action": "search_chatrecord", "keywords": ["umbrella"], "date_from": None, "date_to": None},
+            {"action": "finish_search", "keywords": [], "date_from": None, "date_to": None},
+        ]
+    )
+    backend = ScriptedBackend(
+        by_stage(
+            query={"keywords": ["umbrella"]},
+            judge=lambda text: {"answer": "yes" if "Louvre" in text or "umbrella shopping" in text else "no"},
+            next=lambda _: next(searches),
+            answer="The red umbrella cost 30 euros [s:paris turn 2].",
+        )
+    )
     result = Agent(svc.engine, backend, options=svc.search_options(top_k=2)).run("umbrella price?", NOW)
     s1, s2 = result.searches
     first = {sid for _, sid, _ in s1.hits}
@@ -74,12 +80,19 @@ def test_dedup_across_rounds_and_notes_survive_later_searches(svc):
 
 
 def test_search_cap_is_four(svc):
-    backend = ScriptedBackend(by_stage(
-        query={"keywords": ["the"]},
-        judge={"answer": "no"},
-        next={"action": "search_chatrecord", "keywords": ["umbrella", "bike", "report", "tomatoes"],
-              "date_from": None, "date_to": None},
-        answer="unused"))
+    backend = ScriptedBackend(
+        by_stage(
+            query={"keywords": ["the"]},
+            judge={"answer": "no"},
+            next={
+                "action": "search_chatrecord",
+                "keywords": ["umbrella", "bike", "report", "tomatoes"],
+                "date_from": None,
+                "date_to": None,
+            },
+            answer="unused",
+        )
+    )
     result = Agent(svc.engine, backend, options=svc.search_options(top_k=1)).run("anything?", NOW)
     assert len(result.searches) == 4
     assert result.trajectory[-1].reason == "max_searches"
@@ -89,8 +102,7 @@ def test_search_cap_is_four(svc):
 
 
 def test_malformed_actions_are_bounded_retries(svc):
-    backend = ScriptedBackend().enqueue("not json at all", {"keywords": []},
-                                        {"keywords": ["x"], "rm": "-rf"})
+    backend = ScriptedBackend().enqueue("not json at all", {"keywords": []}, {"keywords": ["x"], "rm": "-rf"})
     result = Agent(svc.engine, backend, config=AgentConfig(max_retries=2)).run("what?", NOW)
     retries = [e for e in result.trajectory if isinstance(e, RetryEvent)]
     assert [r.attempt for r in retries] == [1, 2, 3] and retries[-1].gave_up
@@ -105,16 +117,27 @@ def test_malformed_actions_are_bounded_retries(svc):
 
 def test_bad_dates_and_then_a_valid_action(svc):
     backend = ScriptedBackend(by_stage(judge={"answer": "yes"}, answer="ok [s:bike turn 0]")).enqueue(
-        {"keywords": ["bike"]})
-    nexts = iter([
-        {"action": "search_chatrecord", "keywords": ["bike"], "date_from": "2024-13-01", "date_to": None},
-        {"action": "search_chatrecord", "keywords": ["bike"], "date_from": "2024-03-01",
-         "date_to": "2024-02-01"},
-        {"action": "search_chatrecord", "keywords": ["bike"], "date_from": "2030-01-01", "date_to": None},
-        {"action": "search_chatrecord", "keywords": ["umbrella"], "date_from": "2024-02-01",
-         "date_to": "2024-02-28"},
-        {"action": "finish_search", "keywords": [], "date_from": None, "date_to": None},
-    ])
+        {"keywords": ["bike"]}
+    )
+    nexts = iter(
+        [
+            {"action": "search_chatrecord", "keywords": ["bike"], "date_from": "2024-13-01", "date_to": None},
+            {
+                "action": "search_chatrecord",
+                "keywords": ["bike"],
+                "date_from": "2024-03-01",
+                "date_to": "2024-02-01",
+            },
+            {"action": "search_chatrecord", "keywords": ["bike"], "date_from": "2030-01-01", "date_to": None},
+            {
+                "action": "search_chatrecord",
+                "keywords": ["umbrella"],
+                "date_from": "2024-02-01",
+                "date_to": "2024-02-28",
+            },
+            {"action": "finish_search", "keywords": [], "date_from": None, "date_to": None},
+        ]
+    )
     backend.responder = by_stage(judge={"answer": "yes"}, next=lambda _: next(nexts), answer="ok")
     result = Agent(svc.engine, backend, config=AgentConfig(max_retries=3)).run("bike?", NOW)
     reasons = [e.reason for e in result.trajectory if isinstance(e, RetryEvent)]
@@ -126,9 +149,12 @@ def test_bad_dates_and_then_a_valid_action(svc):
 
 
 def test_no_results_and_abstention_without_a_model_call(svc):
-    backend = ScriptedBackend(by_stage(
-        query={"keywords": ["zeppelin"]},
-        next={"action": "finish_search", "keywords": [], "date_from": None, "date_to": None}))
+    backend = ScriptedBackend(
+        by_stage(
+            query={"keywords": ["zeppelin"]},
+            next={"action": "finish_search", "keywords": [], "date_from": None, "date_to": None},
+        )
+    )
     events = []
     result = Agent(svc.engine, backend).run("when did I ride a zeppelin?", NOW, on_event=events.append)
     assert result.searches[0].hits == []
@@ -139,11 +165,18 @@ def test_no_results_and_abstention_without_a_model_call(svc):
 
 
 def test_citations_only_count_when_they_point_into_the_notes(svc):
-    answer = ("It was 30 euros [s:paris turn 2]; see also [s:paris, turn 1] and [session s:paris turn 3; "
-              "s:bike turn 0] and [s:paris turn 99] and [s:nope turn 1].")
-    backend = ScriptedBackend(by_stage(
-        query={"keywords": ["umbrella", "euros"]}, judge=lambda t: {"answer": "yes" if "Louvre" in t else "no"},
-        next={"action": "finish_search", "keywords": [], "date_from": None, "date_to": None}, answer=answer))
+    answer = (
+        "It was 30 euros [s:paris turn 2]; see also [s:paris, turn 1] and [session s:paris turn 3; "
+        "s:bike turn 0] and [s:paris turn 99] and [s:nope turn 1]."
+    )
+    backend = ScriptedBackend(
+        by_stage(
+            query={"keywords": ["umbrella", "euros"]},
+            judge=lambda t: {"answer": "yes" if "Louvre" in t else "no"},
+            next={"action": "finish_search", "keywords": [], "date_from": None, "date_to": None},
+            answer=answer,
+        )
+    )
     result = Agent(svc.engine, backend).run("umbrella price?", NOW)
     assert result.noted_sessions == ["s:paris"]
     assert result.citations == [("s:paris", 2), ("s:paris", 1), ("s:paris", 3)]
@@ -151,10 +184,13 @@ def test_citations_only_count_when_they_point_into_the_notes(svc):
 
 
 def test_batch_take_note_validates_indices(svc):
-    backend = ScriptedBackend(by_stage(
-        query={"keywords": ["umbrella"]},
-        next={"action": "finish_search", "keywords": [], "date_from": None, "date_to": None},
-        answer="fine")).enqueue({"keywords": ["umbrella"]}, {"indices": [7]}, {"indices": [1, 1, 2]})
+    backend = ScriptedBackend(
+        by_stage(
+            query={"keywords": ["umbrella"]},
+            next={"action": "finish_search", "keywords": [], "date_from": None, "date_to": None},
+            answer="fine",
+        )
+    ).enqueue({"keywords": ["umbrella"]}, {"indices": [7]}, {"indices": [1, 1, 2]})
     result = Agent(svc.engine, backend, config=AgentConfig(judge="batch")).run("umbrella?", NOW)
     retry = [e for e in result.trajectory if isinstance(e, RetryEvent)]
     assert len(retry) == 1 and "does not exist" in retry[0].reason
@@ -163,10 +199,14 @@ def test_batch_take_note_validates_indices(svc):
 
 
 def test_streamed_tokens_and_answer_event(svc):
-    backend = ScriptedBackend(by_stage(
-        query={"keywords": ["bike"]}, judge={"answer": "yes"},
-        next={"action": "finish_search", "keywords": [], "date_from": None, "date_to": None},
-        answer="A blue Trek [s:bike turn 0]"))
+    backend = ScriptedBackend(
+        by_stage(
+            query={"keywords": ["bike"]},
+            judge={"answer": "yes"},
+            next={"action": "finish_search", "keywords": [], "date_from": None, "date_to": None},
+            answer="A blue Trek [s:bike turn 0]",
+        )
+    )
     events = []
     result = Agent(svc.engine, backend).run("which bike?", NOW, on_event=events.append)
     tokens = "".join(e.text for e in events if isinstance(e, AnswerTokenEvent))
@@ -182,9 +222,14 @@ def test_one_search_and_generic_modes(svc):
     one = Agent(svc.engine, backend, mode="one-search").run("umbrella?", NOW)
     assert kinds(one) == ["search", "note", "finish"] and one.trajectory[-1].reason == "one-search"
     assert len(one.notes) == len(one.searches[0].hits) > 0
-    backend = ScriptedBackend(by_stage(
-        query={"keywords": ["umbrella"]}, judge={"answer": "yes"},
-        next={"action": "search_chatrecord", "keywords": ["umbrella"]}, answer="x"))
+    backend = ScriptedBackend(
+        by_stage(
+            query={"keywords": ["umbrella"]},
+            judge={"answer": "yes"},
+            next={"action": "search_chatrecord", "keywords": ["umbrella"]},
+            answer="x",
+        )
+    )
     gen = Agent(svc.engine, backend, mode="generic").run("umbrella?", NOW)
     assert gen.searches[0].hits[0] == gen.searches[1].hits[0]  # no seen-session exclusion
     assert all(len(n.block.turns) == 1 for n in gen.notes)  # no context window
@@ -200,16 +245,21 @@ def test_cancel_stops_between_steps(svc):
     def on_event(e):
         if isinstance(e, SearchEvent):
             cancel.set()
+
     with pytest.raises(AgentCancelled):
         Agent(svc.engine, backend).run("umbrella?", NOW, on_event=on_event, cancel=cancel)
     assert not any(stage_of(c.schema) == "judge" for c in backend.calls)
 
 
 def test_result_json_shape(svc):
-    backend = ScriptedBackend(by_stage(
-        query={"keywords": ["umbrella"]}, judge={"answer": "yes"},
-        next={"action": "finish_search", "keywords": [], "date_from": None, "date_to": None},
-        answer="30 euros [s:paris turn 2]"))
+    backend = ScriptedBackend(
+        by_stage(
+            query={"keywords": ["umbrella"]},
+            judge={"answer": "yes"},
+            next={"action": "finish_search", "keywords": [], "date_from": None, "date_to": None},
+            answer="30 euros [s:paris turn 2]",
+        )
+    )
     data = Agent(svc.engine, backend).run("umbrella price?", NOW).to_json()
     json.dumps(data)
     assert {"answer", "citations", "trajectory", "usage"} <= set(data)
@@ -226,8 +276,11 @@ def test_result_json_shape(svc):
 
 def test_schema_validator_and_json_extraction():
     from refind_desktop.agent.schemas import next_schema
+
     s = next_schema(True)
-    assert validate({"action": "finish_search", "keywords": [], "date_from": None, "date_to": None}, s) is None
+    assert (
+        validate({"action": "finish_search", "keywords": [], "date_from": None, "date_to": None}, s) is None
+    )
     assert "one of" in validate({"action": "delete", "keywords": [], "date_from": None, "date_to": None}, s)
     assert "missing" in validate({"action": "finish_search"}, s)
     assert extract_json('Thought: ok\n```json\n{"a": 1}\n```') == {"a": 1}
@@ -244,18 +297,28 @@ def test_answer_prompt_over_context_is_shrunk_and_retried(svc):
         if len(sizes) == 1:
             raise BackendError("Requested tokens (9000) exceed context window of 8192")
         return "30 euros [s:paris turn 2]"
-    backend = ScriptedBackend(by_stage(
-        query={"keywords": ["umbrella"]}, judge={"answer": "yes"},
-        next={"action": "finish_search", "keywords": [], "date_from": None, "date_to": None}, answer=answer))
+
+    backend = ScriptedBackend(
+        by_stage(
+            query={"keywords": ["umbrella"]},
+            judge={"answer": "yes"},
+            next={"action": "finish_search", "keywords": [], "date_from": None, "date_to": None},
+            answer=answer,
+        )
+    )
     result = Agent(svc.engine, backend, config=AgentConfig(answer_chars=8000)).run("umbrella?", NOW)
     assert result.answer == "30 euros [s:paris turn 2]" and len(sizes) == 2
 
 
 def test_fallback_keeps_first_results_when_the_controller_saves_nothing(svc):
-    backend = ScriptedBackend(by_stage(
-        query={"keywords": ["umbrella"]}, judge={"answer": "no"},
-        next={"action": "finish_search", "keywords": [], "date_from": None, "date_to": None},
-        answer="The umbrella was bought at the Louvre shop [s:paris turn 1]."))
+    backend = ScriptedBackend(
+        by_stage(
+            query={"keywords": ["umbrella"]},
+            judge={"answer": "no"},
+            next={"action": "finish_search", "keywords": [], "date_from": None, "date_to": None},
+            answer="The umbrella was bought at the Louvre shop [s:paris turn 1].",
+        )
+    )
     result = Agent(svc.engine, backend, config=AgentConfig(fallback_notes=2)).run("umbrella?", NOW)
     first = result.searches[0].hits
     note = [e for e in result.trajectory if isinstance(e, NoteEvent)]
@@ -264,8 +327,13 @@ def test_fallback_keeps_first_results_when_the_controller_saves_nothing(svc):
     assert len(result.notes) == 2 and not result.abstained
     assert any(stage_of(c.schema) == "answer" for c in backend.calls)
     # with the fallback off, the same run abstains without asking the answer model
-    backend = ScriptedBackend(by_stage(
-        query={"keywords": ["umbrella"]}, judge={"answer": "no"},
-        next={"action": "finish_search", "keywords": [], "date_from": None, "date_to": None}, answer="x"))
+    backend = ScriptedBackend(
+        by_stage(
+            query={"keywords": ["umbrella"]},
+            judge={"answer": "no"},
+            next={"action": "finish_search", "keywords": [], "date_from": None, "date_to": None},
+            answer="x",
+        )
+    )
     result = Agent(svc.engine, backend, config=AgentConfig(fallback_notes=0)).run("umbrella?", NOW)
     assert result.abstained and result.notes == []

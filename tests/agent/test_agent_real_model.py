@@ -22,15 +22,26 @@ def local_backend(embedded_gguf):
 
 def test_local_model_answers_an_easy_question(local_backend):
     svc = build_services()
-    svc.ingestor.apply_sessions([
-        session("s:bike", day(2, 20), "I bought a new bike today, a blue Trek road bike.",
-                "The bike shop was next to the train station."),
-        session("s:soup", day(1, 5), "I cooked tomato soup for dinner with basil."),
-        session("s:work", day(3, 1), "My quarterly report is due on Friday."),
-    ], "real-model-test", "generic")
-    result = Agent(svc.engine, local_backend, options=svc.search_options(),
-                   config=AgentConfig(max_searches=2, answer_max_tokens=80)).run(
-        "What brand is the bike I bought?", day(3, 15))
+    svc.ingestor.apply_sessions(
+        [
+            session(
+                "s:bike",
+                day(2, 20),
+                "I bought a new bike today, a blue Trek road bike.",
+                "The bike shop was next to the train station.",
+            ),
+            session("s:soup", day(1, 5), "I cooked tomato soup for dinner with basil."),
+            session("s:work", day(3, 1), "My quarterly report is due on Friday."),
+        ],
+        "real-model-test",
+        "generic",
+    )
+    result = Agent(
+        svc.engine,
+        local_backend,
+        options=svc.search_options(),
+        config=AgentConfig(max_searches=2, answer_max_tokens=80),
+    ).run("What brand is the bike I bought?", day(3, 15))
     svc.close()
     kinds = [e.type for e in result.trajectory]
     assert kinds[0] in ("search", "retry") and kinds[-1] == "finish"

@@ -23,14 +23,34 @@ def _run_json(capsys: pytest.CaptureFixture, argv: list[str]) -> dict:
 
 def test_eval_retrieval_longmemeval_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture):
     out = tmp_path / "out"
-    argv = ["eval", "retrieval", "--dataset", "longmemeval", "--data", str(LME), "--k", "1,3",
-            "--out", str(out), "--json", "--workers", "1"]
+    argv = [
+        "eval",
+        "retrieval",
+        "--dataset",
+        "longmemeval",
+        "--data",
+        str(LME),
+        "--k",
+        "1,3",
+        "--out",
+        str(out),
+        "--json",
+        "--workers",
+        "1",
+    ]
     summary = _run_json(capsys, argv)
     assert summary["dataset"] == "longmemeval" and summary["questions"] == 3 and summary["scored"] == 2
     assert summary["skipped"]["abstention"] == 1
     assert summary["skipped"]["unresolved_evidence_ids"] == 1
-    assert set(summary["modes"]) == {"bm25", "refind", "no-rrf", "no-context", "no-dedup", "no-temporal",
-                                     "bm25s"}
+    assert set(summary["modes"]) == {
+        "bm25",
+        "refind",
+        "no-rrf",
+        "no-context",
+        "no-dedup",
+        "no-temporal",
+        "bm25s",
+    }
     for name in ("bm25", "refind", "bm25s"):
         overall = summary["modes"][name]["overall"]
         assert overall["recall_any@1"] == 1.0, name
@@ -50,8 +70,23 @@ def test_eval_retrieval_longmemeval_end_to_end(tmp_path: Path, capsys: pytest.Ca
 
 
 def test_eval_retrieval_locomo_process_pool(tmp_path: Path, capsys: pytest.CaptureFixture):
-    summary = _run_json(capsys, ["eval", "retrieval", "--dataset", "locomo", "--data", str(LOCOMO),
-                                 "--mode", "bm25", "--mode", "refind", "--json", "--quiet"])
+    summary = _run_json(
+        capsys,
+        [
+            "eval",
+            "retrieval",
+            "--dataset",
+            "locomo",
+            "--data",
+            str(LOCOMO),
+            "--mode",
+            "bm25",
+            "--mode",
+            "refind",
+            "--json",
+            "--quiet",
+        ],
+    )
     assert set(summary["modes"]) == {"bm25", "refind", "bm25s"}
     assert summary["scored"] == 4
     assert summary["skipped"]["unresolved_evidence_ids"] == 1
@@ -81,13 +116,35 @@ def test_unknown_mode_is_a_config_error(capsys: pytest.CaptureFixture):
 
 def test_eval_qa_scripted_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture):
     out = tmp_path / "qa"
-    argv = ["eval", "qa", "--dataset", "longmemeval", "--data", str(LME), "--backend", "scripted",
-            "--judge", "scripted", "--out", str(out), "--json"]
+    argv = [
+        "eval",
+        "qa",
+        "--dataset",
+        "longmemeval",
+        "--data",
+        str(LME),
+        "--backend",
+        "scripted",
+        "--judge",
+        "scripted",
+        "--out",
+        str(out),
+        "--json",
+    ]
     summary = _run_json(capsys, argv)
     assert summary["questions"] == 3 and summary["mode"] == "refind"
     overall = summary["overall"]
-    for key in ("judge_correct", "det_correct", "det_f1", "evidence_recall", "searches", "llm_calls",
-                "prompt_tokens", "search_seconds", "model_seconds"):
+    for key in (
+        "judge_correct",
+        "det_correct",
+        "det_f1",
+        "evidence_recall",
+        "searches",
+        "llm_calls",
+        "prompt_tokens",
+        "search_seconds",
+        "model_seconds",
+    ):
         assert key in overall, key
     assert overall["searches"] == 1.0 and overall["judge_calls"] == 3
     records = {r["qid"]: r for r in map(json.loads, next(out.glob("qa-*.jsonl")).read_text().splitlines())}
@@ -102,13 +159,29 @@ def test_eval_qa_scripted_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixtu
     again = _run_json(capsys, argv)
     assert next(out.glob("qa-*.jsonl")).read_text() == before
     strip = ("search_seconds", "model_seconds", "total_seconds", "judge_seconds")
-    assert {k: v for k, v in again["overall"].items() if k not in strip} == \
-           {k: v for k, v in overall.items() if k not in strip}
+    assert {k: v for k, v in again["overall"].items() if k not in strip} == {
+        k: v for k, v in overall.items() if k not in strip
+    }
 
 
 def test_eval_qa_locomo_exact_judge(capsys: pytest.CaptureFixture):
-    summary = _run_json(capsys, ["eval", "qa", "--dataset", "locomo", "--data", str(LOCOMO),
-                                 "--backend", "scripted", "--mode", "one-search", "--json", "--quiet"])
+    summary = _run_json(
+        capsys,
+        [
+            "eval",
+            "qa",
+            "--dataset",
+            "locomo",
+            "--data",
+            str(LOCOMO),
+            "--backend",
+            "scripted",
+            "--mode",
+            "one-search",
+            "--json",
+            "--quiet",
+        ],
+    )
     assert summary["judge"] == "exact" and "judge_correct" not in summary["overall"]
     assert set(summary["by_type"]) == {"1-multi-hop", "2-temporal", "4-single-hop", "5-adversarial"}
     assert "LoCoMo" in summary["scorers"]["det_f1"]

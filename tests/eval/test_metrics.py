@@ -90,9 +90,15 @@ def test_deterministic_scores():
     assert deterministic("Three [lme:x turn 4]", "4", "longmemeval")["det_correct"] == 0.0
     assert token_f1("the Dobsonian telescope", "a Dobsonian") == pytest.approx(2 / 3)
     assert abstains("This is not mentioned in your chat history.")
-    assert deterministic("Not mentioned in the history.", "You did not mention it", "longmemeval",
-                         abstention=True)["det_correct"] == 1.0
-    assert deterministic("Luna", "You did not mention it", "longmemeval", abstention=True)["det_correct"] == 0.0
+    assert (
+        deterministic(
+            "Not mentioned in the history.", "You did not mention it", "longmemeval", abstention=True
+        )["det_correct"]
+        == 1.0
+    )
+    assert (
+        deterministic("Luna", "You did not mention it", "longmemeval", abstention=True)["det_correct"] == 0.0
+    )
 
 
 def test_locomo_category_rules():

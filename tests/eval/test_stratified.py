@@ -9,16 +9,30 @@ from refind_desktop.eval.datasets import load_units, stratified_picks
 
 
 def _item(qid: str, qtype: str) -> dict:
-    return {"question_id": qid, "question_type": qtype, "question": f"q {qid}?", "answer": "a",
-            "question_date": "2023/05/20 (Sat) 02:21", "haystack_session_ids": ["s1"],
-            "haystack_dates": ["2023/05/01 (Mon) 10:00"], "answer_session_ids": ["s1"],
-            "haystack_sessions": [[{"role": "user", "content": f"hello {qid}"},
-                                   {"role": "assistant", "content": "hi"}]]}
+    return {
+        "question_id": qid,
+        "question_type": qtype,
+        "question": f"q {qid}?",
+        "answer": "a",
+        "question_date": "2023/05/20 (Sat) 02:21",
+        "haystack_session_ids": ["s1"],
+        "haystack_dates": ["2023/05/01 (Mon) 10:00"],
+        "answer_session_ids": ["s1"],
+        "haystack_sessions": [
+            [{"role": "user", "content": f"hello {qid}"}, {"role": "assistant", "content": "hi"}]
+        ],
+    }
 
 
 def test_stratified_picks_round_robin_across_types(tmp_path: Path):
-    items = [_item("a1", "A"), _item("a2", "A"), _item("a3", "A"), _item("b1", "B"), _item("c1", "C"),
-             _item("b2", "B")]
+    items = [
+        _item("a1", "A"),
+        _item("a2", "A"),
+        _item("a3", "A"),
+        _item("b1", "B"),
+        _item("c1", "C"),
+        _item("b2", "B"),
+    ]
     path = tmp_path / "lme.json"
     path.write_text(json.dumps(items))
     assert stratified_picks(path, 4) == [1, 4, 5, 2]  # A, B, C, then A again

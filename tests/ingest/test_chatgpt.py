@@ -40,14 +40,16 @@ def test_fixture_visible_branch() -> None:
     assert s.turns[0].text == (
         "User: My starter smells like nail polish remover. Is it dead?\n\n"
         "Assistant: Not dead - that acetone smell means it is hungry. Feed it 1:1:1 twice a day:\n\n"
-        "```text\n50 g starter + 50 g flour + 50 g water\n```")
+        "```text\n50 g starter + 50 g flour + 50 g water\n```"
+    )
     assert "first draft" not in s.turns[0].text  # regenerated answer is off the current_node branch
     assert s.turns[0].timestamp == utc(2024, 5, 1, 8, 0, 0, us=520000)
     # image part -> marker on the caption's line; thoughts, python call, tool output, recap dropped
     assert s.turns[1].text == (
         "User: [image sediment://file_00000000aa11bb22cc33dd44ee55ff66] Here is the jar after 8 hours. "
         "How much did it rise?\n\n"
-        "Assistant: It rose about 92% - close to doubling, so it is ready to bake with.")
+        "Assistant: It rose about 92% - close to doubling, so it is ready to bake with."
+    )
     assert s.turns[1].timestamp == utc(2024, 5, 1, 8, 1, 10)
     assert s.turns[1].speaker == "user+assistant"
     assert [t.index for t in s.turns] == [0, 1]
@@ -55,8 +57,10 @@ def test_fixture_visible_branch() -> None:
     assert second.title == "Quick unit conversion"
     assert second.started_at == utc(2025, 2, 10, 14, 30)
     assert len(second.turns) == 1
-    assert second.turns[0].text == ("User: How many grams is 2 cups of flour?\n\n"
-                                    "Assistant: About 250 g (all-purpose, spooned and leveled).")
+    assert second.turns[0].text == (
+        "User: How many grams is 2 cups of flour?\n\n"
+        "Assistant: About 250 g (all-purpose, spooned and leveled)."
+    )
     assert ctx.warnings == []
 
 
@@ -65,8 +69,11 @@ def test_edge_cases() -> None:
     sessions = parse(FIXTURES / "edge_cases.json", ctx)
     ids = [s.session_id for s in sessions]
     # 3 (no visible message) is skipped, 4 (mapping is a list) is malformed
-    assert ids == ["chatgpt:e0000001-0000-4000-8000-000000000001", "chatgpt:e0000002-0000-4000-8000-000000000002",
-                   "chatgpt:e0000005-0000-4000-8000-000000000005"]
+    assert ids == [
+        "chatgpt:e0000001-0000-4000-8000-000000000001",
+        "chatgpt:e0000002-0000-4000-8000-000000000002",
+        "chatgpt:e0000005-0000-4000-8000-000000000005",
+    ]
     hidden, fallback, dangling = sessions
     # custom instructions, system, analysis channel, tool call, tether_quote dropped; citations stripped;
     # audio transcription kept; an unknown content type with parts kept; an empty user message skipped
@@ -84,7 +91,8 @@ def test_edge_cases() -> None:
     ]
     assert fallback.turns[0].speaker == "assistant"
     assert [t.text for t in dangling.turns] == [
-        "User: Is the parent gone?\n\nAssistant: Yes, but this branch survives."]
+        "User: Is the parent gone?\n\nAssistant: Yes, but this branch survives."
+    ]
     assert len(ctx.warnings) == 4
     assert "unknown content_type 'canvas_text'" in ctx.warnings[0]
     assert "conversation #4 is malformed" in ctx.warnings[1]
@@ -183,8 +191,18 @@ def test_stream_large_export_in_bounded_memory(tmp_path: Path) -> None:
     with open(big, "w", encoding="utf-8") as f:
         f.write("[")
         for i in range(count):
-            conv = {"id": f"c{i}", "current_node": "u", "mapping": {"u": {"message": {
-                "author": {"role": "user"}, "content": {"content_type": "text", "parts": [f"question {i} {pad}"]}}}}}
+            conv = {
+                "id": f"c{i}",
+                "current_node": "u",
+                "mapping": {
+                    "u": {
+                        "message": {
+                            "author": {"role": "user"},
+                            "content": {"content_type": "text", "parts": [f"question {i} {pad}"]},
+                        }
+                    }
+                },
+            }
             f.write(("," if i else "") + json.dumps(conv))
         f.write("]")
     size = big.stat().st_size

@@ -28,19 +28,23 @@ def test_fixture_active_branch() -> None:
     assert s.title == "Balcony tomato plan"
     assert s.started_at == datetime(2025, 4, 2, 18, 20, 11, 402913, tzinfo=UTC)
     assert s.participants == ["user", "assistant"]
-    assert [t.turn_id for t in s.turns] == ["m0000001-0000-4000-8000-000000000001",
-                                            "m0000005-0000-4000-8000-000000000005"]
+    assert [t.turn_id for t in s.turns] == [
+        "m0000001-0000-4000-8000-000000000001",
+        "m0000005-0000-4000-8000-000000000005",
+    ]
     # thinking dropped; attachment and file as markers, extracted_content not in the text
     assert s.turns[0].text == (
         "User: I have a south-facing balcony. Which tomato varieties fit in 20 L pots?\n"
         "[attachment balcony_notes.txt] [file balcony.jpg]\n\n"
         "Assistant: Go for determinate or dwarf types: 'Tiny Tim', 'Balconi Red' and 'Roma' all cope "
-        "with 20 L. Stake them - your notes say it gets windy.")
+        "with 20 L. Stake them - your notes say it gets windy."
+    )
     assert "full sun from 11:00" not in s.turns[0].text
     # the "How often should I water?" branch is off-path; tool_use/tool_result dropped
     assert s.turns[1].text == (
         "User: How often should I water if I use self-watering pots?\n\n"
-        "Assistant: With a reservoir you refill every 2-3 days in high summer; check it daily during heatwaves.")
+        "Assistant: With a reservoir you refill every 2-3 days in high summer; check it daily during heatwaves."
+    )
     assert s.turns[0].timestamp == datetime(2025, 4, 2, 18, 20, 12, 1000, tzinfo=UTC)
     assert s.turns[1].timestamp == datetime(2025, 4, 2, 18, 30, 40, tzinfo=UTC)
     assert ctx.warnings == []
@@ -62,7 +66,8 @@ def test_edge_cases() -> None:
     # API style: empty flat text, content blocks joined, tool-only message dropped, title from summary
     assert api.title == "Pruning plan"
     assert [t.text for t in api.turns] == [
-        "User: When do I prune my fig?\n[attachment txt]\n\nAssistant: Prune in late winter,\n\nbefore buds break."]
+        "User: When do I prune my fig?\n[attachment txt]\n\nAssistant: Prune in late winter,\n\nbefore buds break."
+    ]
     assert len(ctx.warnings) == 2
     assert "conversation #4 is malformed" in ctx.warnings[0]
     assert "conversation #5 is malformed" in ctx.warnings[1]

@@ -33,7 +33,8 @@ def test_spec_fixture_one_turn_with_custom_title(fixtures: Path) -> None:
         "User: Why does the watering schedule test fail on leap years?\n\n"
         "Assistant: Let me look at the scheduler.\n\n"
         "`DAYS_PER_YEAR` is hard-coded to 365, so day 366 wraps to 0. "
-        "Use `calendar.isleap(year)` to pick 365 or 366.")
+        "Use `calendar.isleap(year)` to pick 365 or 366."
+    )
     assert "hard-coded 365." not in t.text  # thinking dropped
     assert "DAYS_PER_YEAR = 365" not in t.text  # tool_result dropped
     assert t.turn_id == "u-0001"
@@ -99,10 +100,12 @@ def test_only_a_torn_line_never_raises(tmp_path: Path) -> None:
 
 def test_title_falls_back_to_first_prompt_and_session_to_file_stem(tmp_path: Path) -> None:
     p = tmp_path / "f00d.jsonl"
-    p.write_text('{"type":"user","uuid":"u1",'
-                 '"message":{"role":"user","content":"Plan my week\\nin detail"}}\n'
-                 '{"type":"assistant","uuid":"a1","message":{"id":"m1","role":"assistant",'
-                 '"content":"Sure."}}\n')
+    p.write_text(
+        '{"type":"user","uuid":"u1",'
+        '"message":{"role":"user","content":"Plan my week\\nin detail"}}\n'
+        '{"type":"assistant","uuid":"a1","message":{"id":"m1","role":"assistant",'
+        '"content":"Sure."}}\n'
+    )
     [s], _ = parse(p)
     assert (s.session_id, s.title, s.started_at) == ("claude-code:f00d", "Plan my week", None)
     assert s.turns[0].text == "User: Plan my week\nin detail\n\nAssistant: Sure."

@@ -32,8 +32,10 @@ def test_wrapped_layout_reads_event_stream_once(fixtures: Path) -> None:
     assert s.started_at == datetime(2025, 10, 29, 9, 12, 0, 398000, tzinfo=UTC)
     assert s.title == "list the python files that import calendar"
     [t] = s.turns  # no duplicate from the response_item copy, environment_context dropped
-    assert t.text == ("User: list the python files that import calendar\n\n"
-                      "Assistant: Two files import `calendar`: `schedule.py` and `tests/test_schedule.py`.")
+    assert t.text == (
+        "User: list the python files that import calendar\n\n"
+        "Assistant: Two files import `calendar`: `schedule.py` and `tests/test_schedule.py`."
+    )
     assert t.timestamp == datetime(2025, 10, 29, 9, 12, 5, 2000, tzinfo=UTC)
     assert t.turn_id == f"{sid}:0"
 
@@ -45,8 +47,9 @@ def test_bare_layout(fixtures: Path) -> None:
     assert s.session_id == "codex:5b0e6c1d-2f3a-4b5c-8d9e-0a1b2c3d4e5f"
     assert s.started_at == datetime(2025, 8, 14, 19, 40, 2, 771000, tzinfo=UTC)
     [t] = s.turns
-    assert t.text == ("User: what does next_watering return for day 365?\n\n"
-                      "Assistant: It returns 3: (365 + 3) % 365 == 3.")
+    assert t.text == (
+        "User: what does next_watering return for day 365?\n\nAssistant: It returns 3: (365 + 3) % 365 == 3."
+    )
     assert t.timestamp is None  # the bare era has no per-line timestamps
 
 
@@ -68,8 +71,10 @@ def test_injected_context_commentary_rollback_torn_line(fixtures: Path) -> None:
         "User: and the warmup job?\n\nAssistant: Warmup runs before the flush, so it is wasted.",
         # the third prompt was rolled back (thread_rolled_back num_turns=1)
     ]
-    assert [t.timestamp for t in s.turns] == [datetime(2025, 11, 2, 7, 0, 5, 1000, tzinfo=UTC),
-                                              datetime(2025, 11, 2, 7, 1, tzinfo=UTC)]
+    assert [t.timestamp for t in s.turns] == [
+        datetime(2025, 11, 2, 7, 0, 5, 1000, tzinfo=UTC),
+        datetime(2025, 11, 2, 7, 1, tzinfo=UTC),
+    ]
     assert len(ctx.warnings) == 2
     assert "line 10 is not valid JSON" in ctx.warnings[0]
     assert "last line 23 is incomplete" in ctx.warnings[1]
@@ -93,8 +98,10 @@ def test_response_item_stream_when_no_events(fixtures: Path) -> None:
 
 def test_session_id_from_file_name_when_meta_lacks_it(tmp_path: Path) -> None:
     p = tmp_path / "rollout-2025-10-01T10-00-00-01234567-89ab-7cde-8f01-23456789abcd.jsonl"
-    p.write_text('{"timestamp":"2025-10-01T08:00:00Z","type":"event_msg",'
-                 '"payload":{"type":"user_message","message":"hi"}}\n')
+    p.write_text(
+        '{"timestamp":"2025-10-01T08:00:00Z","type":"event_msg",'
+        '"payload":{"type":"user_message","message":"hi"}}\n'
+    )
     [s], _ = parse(p)
     assert s.session_id == "codex:01234567-89ab-7cde-8f01-23456789abcd"
     assert s.turns[0].text == "User: hi"

@@ -76,8 +76,10 @@ def test_discover_whole_fixture_tree_is_deterministic() -> None:
     assert skipped == []
     assert [s.path for s in sources] == [s.path for s in discover([FIX])[0]]
     assert [str(s.path.relative_to(FIX)) for s in sources][:3] == [
-        "chatgpt/conversations.json", "claude_ai/conversations.json",
-        "claude_code/-home-dana-src-garden-app/5e1f0c2a-7b1d-4c3e-9a8f-2d6b4e0c9a11.jsonl"]
+        "chatgpt/conversations.json",
+        "claude_ai/conversations.json",
+        "claude_code/-home-dana-src-garden-app/5e1f0c2a-7b1d-4c3e-9a8f-2d6b4e0c9a11.jsonl",
+    ]
 
 
 def test_every_detected_format_has_a_registered_name() -> None:
@@ -89,6 +91,7 @@ def test_every_detected_format_has_a_registered_name() -> None:
 
 
 # --- path rules -------------------------------------------------------------------------------------
+
 
 def test_claude_code_path_rule_wins_over_content(tmp_path: Path) -> None:
     proj = tmp_path / ".claude" / "projects" / "-home-x"
@@ -128,26 +131,91 @@ def test_whatsapp_file_name_confirms_a_single_message(tmp_path: Path) -> None:
 
 # --- large files: only a 64 KiB window is read -------------------------------------------------------
 
+
 def _big_text(n: int = 200_000) -> str:
     return "lorem ipsum " * (n // 12)
 
 
-@pytest.mark.parametrize("fmt,doc", [
-    ("chatgpt", [{"title": "t", "create_time": 1.0, "mapping": {"n": {"id": "n", "message": {
-        "content": {"parts": [_big_text()]}}}}, "current_node": "n"}]),
-    ("claude_ai", [{"uuid": "u", "name": "n", "chat_messages": [{"sender": "human", "text": _big_text()}]}]),
-    ("longmemeval", [{"question_id": "q", "haystack_dates": ["2023/05/20 (Sat) 02:21"],
-                      "haystack_sessions": [[{"role": "user", "content": _big_text()}]]}]),
-    ("locomo", [{"sample_id": "s", "conversation": {"speaker_a": "A", "speaker_b": "B",
-                                                    "session_1": [{"speaker": "A", "text": _big_text()}]}}]),
-    ("openwebui", [{"id": "i", "user_id": "u", "chat": {"history": {"messages": {"m": {
-        "id": "m", "parentId": None, "childrenIds": [], "content": _big_text()}}, "currentId": "m"}}}]),
-    ("discord", {"guild": {"id": "1"}, "channel": {"id": "2"}, "messages": [{"content": _big_text()}]}),
-    ("telegram", {"name": "c", "type": "personal_chat", "id": 1, "messages": [
-        {"id": 1, "type": "message", "date_unixtime": "1", "from_id": "user1", "text": _big_text()}]}),
-    ("generic", {"title": "t", "messages": [{"role": "user", "content": _big_text()}]}),
-    ("generic", [{"id": "x", "conversations": [{"from": "human", "value": _big_text()}]}]),
-])
+@pytest.mark.parametrize(
+    "fmt,doc",
+    [
+        (
+            "chatgpt",
+            [
+                {
+                    "title": "t",
+                    "create_time": 1.0,
+                    "mapping": {"n": {"id": "n", "message": {"content": {"parts": [_big_text()]}}}},
+                    "current_node": "n",
+                }
+            ],
+        ),
+        (
+            "claude_ai",
+            [{"uuid": "u", "name": "n", "chat_messages": [{"sender": "human", "text": _big_text()}]}],
+        ),
+        (
+            "longmemeval",
+            [
+                {
+                    "question_id": "q",
+                    "haystack_dates": ["2023/05/20 (Sat) 02:21"],
+                    "haystack_sessions": [[{"role": "user", "content": _big_text()}]],
+                }
+            ],
+        ),
+        (
+            "locomo",
+            [
+                {
+                    "sample_id": "s",
+                    "conversation": {
+                        "speaker_a": "A",
+                        "speaker_b": "B",
+                        "session_1": [{"speaker": "A", "text": _big_text()}],
+                    },
+                }
+            ],
+        ),
+        (
+            "openwebui",
+            [
+                {
+                    "id": "i",
+                    "user_id": "u",
+                    "chat": {
+                        "history": {
+                            "messages": {
+                                "m": {"id": "m", "parentId": None, "childrenIds": [], "content": _big_text()}
+                            },
+                            "currentId": "m",
+                        }
+                    },
+                }
+            ],
+        ),
+        ("discord", {"guild": {"id": "1"}, "channel": {"id": "2"}, "messages": [{"content": _big_text()}]}),
+        (
+            "telegram",
+            {
+                "name": "c",
+                "type": "personal_chat",
+                "id": 1,
+                "messages": [
+                    {
+                        "id": 1,
+                        "type": "message",
+                        "date_unixtime": "1",
+                        "from_id": "user1",
+                        "text": _big_text(),
+                    }
+                ],
+            },
+        ),
+        ("generic", {"title": "t", "messages": [{"role": "user", "content": _big_text()}]}),
+        ("generic", [{"id": "x", "conversations": [{"from": "human", "value": _big_text()}]}]),
+    ],
+)
 def test_large_json_detected_from_prefix(fmt: str, doc: object, tmp_path: Path, monkeypatch) -> None:
     for indent in (None, 1):
         path = tmp_path / f"big{indent}.json"
@@ -163,13 +231,27 @@ def _forbidden(*_a: object, **_k: object) -> None:
     raise AssertionError("detection must not read a whole file")
 
 
-@pytest.mark.parametrize("fmt,first", [
-    ("claude_code", {"parentUuid": None, "sessionId": "s", "uuid": "u", "type": "user",
-                     "message": {"role": "user", "content": _big_text()}}),
-    ("codex", {"timestamp": "t", "type": "session_meta", "payload": {"id": "x", "instructions": _big_text()}}),
-    ("sillytavern", {"chat_metadata": {"note": _big_text()}, "user_name": "u", "character_name": "c"}),
-    ("generic", {"role": "user", "content": _big_text()}),
-])
+@pytest.mark.parametrize(
+    "fmt,first",
+    [
+        (
+            "claude_code",
+            {
+                "parentUuid": None,
+                "sessionId": "s",
+                "uuid": "u",
+                "type": "user",
+                "message": {"role": "user", "content": _big_text()},
+            },
+        ),
+        (
+            "codex",
+            {"timestamp": "t", "type": "session_meta", "payload": {"id": "x", "instructions": _big_text()}},
+        ),
+        ("sillytavern", {"chat_metadata": {"note": _big_text()}, "user_name": "u", "character_name": "c"}),
+        ("generic", {"role": "user", "content": _big_text()}),
+    ],
+)
 def test_jsonl_with_huge_first_line(fmt: str, first: dict, tmp_path: Path) -> None:
     path = tmp_path / "log.jsonl"
     path.write_text(json.dumps(first) + "\n" + json.dumps(first) + "\n", encoding="utf-8")
@@ -187,8 +269,11 @@ def test_json_vs_jsonl_by_content(tmp_path: Path) -> None:
     pretty.write_text(json.dumps({"title": "x", "messages": [{"role": "user", "content": "hi"}]}, indent=2))
     assert detect_file(pretty) == "generic"
     torn = tmp_path / "live.jsonl"
-    torn.write_text('{"type":"summary","summary":"s","leafUuid":"u"}\n{"parentUuid":null,"sessionId":"s",'
-                    '"uuid":"u","type":"user"}\n{"parentUuid":"u","sessionId', encoding="utf-8")
+    torn.write_text(
+        '{"type":"summary","summary":"s","leafUuid":"u"}\n{"parentUuid":null,"sessionId":"s",'
+        '"uuid":"u","type":"user"}\n{"parentUuid":"u","sessionId',
+        encoding="utf-8",
+    )
     assert detect_file(torn) == "claude_code"
 
 
@@ -203,20 +288,40 @@ def test_gzip_benchmark_file(tmp_path: Path) -> None:
 
 # --- bad inputs --------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name,data,reason", [
-    ("empty.json", b"", "empty file"),
-    ("blank.txt", b"  \n\n", "empty file (only whitespace)"),
-    ("photo.jpg", b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01" + bytes(range(256)) * 4, "binary file (not a chat export)"),
-    ("db.sqlite", b"SQLite format 3\x00" + b"\x00" * 200, "binary file (not a chat export)"),
-    ("bad.json", b'{"messages": [{"role": "user", "content": "hi"}', "not valid JSON: Expecting ',' delimiter"),
-    ("trail.json", b'[{"role": "user", "content": "hi"},]', "not valid JSON: "),
-    ("cfg.json", b'{"theme": "dark", "font_size": 12}', "unknown format: JSON object with keys theme, font_size"),
-    ("list.json", b'["a", "b"]', "unknown format: JSON array of strings"),
-    ("nums.json", b"[]", "empty JSON array (nothing to ingest)"),
-    ("rows.jsonl", b'{"a": 1}\n{"a": 2}\n', "unknown format: JSON lines with keys a"),
-    ("notes.md", b"# Shopping\n\n- milk\n- eggs\n", "unknown format: text without WhatsApp date prefixes"),
-    ("a.zst", b"\x28\xb5\x2f\xfd" + b"\x00" * 20, "zstd-compressed file"),
-])
+
+@pytest.mark.parametrize(
+    "name,data,reason",
+    [
+        ("empty.json", b"", "empty file"),
+        ("blank.txt", b"  \n\n", "empty file (only whitespace)"),
+        (
+            "photo.jpg",
+            b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01" + bytes(range(256)) * 4,
+            "binary file (not a chat export)",
+        ),
+        ("db.sqlite", b"SQLite format 3\x00" + b"\x00" * 200, "binary file (not a chat export)"),
+        (
+            "bad.json",
+            b'{"messages": [{"role": "user", "content": "hi"}',
+            "not valid JSON: Expecting ',' delimiter",
+        ),
+        ("trail.json", b'[{"role": "user", "content": "hi"},]', "not valid JSON: "),
+        (
+            "cfg.json",
+            b'{"theme": "dark", "font_size": 12}',
+            "unknown format: JSON object with keys theme, font_size",
+        ),
+        ("list.json", b'["a", "b"]', "unknown format: JSON array of strings"),
+        ("nums.json", b"[]", "empty JSON array (nothing to ingest)"),
+        ("rows.jsonl", b'{"a": 1}\n{"a": 2}\n', "unknown format: JSON lines with keys a"),
+        (
+            "notes.md",
+            b"# Shopping\n\n- milk\n- eggs\n",
+            "unknown format: text without WhatsApp date prefixes",
+        ),
+        ("a.zst", b"\x28\xb5\x2f\xfd" + b"\x00" * 20, "zstd-compressed file"),
+    ],
+)
 def test_bad_inputs(name: str, data: bytes, reason: str, tmp_path: Path) -> None:
     path = tmp_path / name
     path.write_bytes(data)
@@ -258,8 +363,10 @@ def test_non_utf8_text_is_detected_and_decoded_as_cp1252(tmp_path: Path) -> None
     assert ctx.warnings == [f"{path}: not UTF-8, decoded as cp1252"]
 
 
-@pytest.mark.parametrize("encoding,bom", [("utf-8", b"\xef\xbb\xbf"), ("utf-16-le", b"\xff\xfe"),
-                                           ("utf-16-be", b"\xfe\xff"), ("utf-16-le", b"")])
+@pytest.mark.parametrize(
+    "encoding,bom",
+    [("utf-8", b"\xef\xbb\xbf"), ("utf-16-le", b"\xff\xfe"), ("utf-16-be", b"\xfe\xff"), ("utf-16-le", b"")],
+)
 def test_bom_and_utf16_text(encoding: str, bom: bytes, tmp_path: Path) -> None:
     text = "User: héllo\nAssistant: hi ✓\n"
     path = tmp_path / "t.txt"
@@ -272,6 +379,7 @@ def test_bom_and_utf16_text(encoding: str, bom: bytes, tmp_path: Path) -> None:
 
 # --- zips and export folders -------------------------------------------------------------------------
 
+
 def _zip(path: Path, members: dict[str, bytes]) -> Path:
     with zipfile.ZipFile(path, "w") as zf:
         for name, data in members.items():
@@ -282,25 +390,41 @@ def _zip(path: Path, members: dict[str, bytes]) -> Path:
 def test_chatgpt_and_claude_zips(tmp_path: Path) -> None:
     chatgpt = (FIX / "chatgpt" / "conversations.json").read_bytes()
     claude = (FIX / "claude_ai" / "conversations.json").read_bytes()
-    z1 = _zip(tmp_path / "chatgpt-export.zip", {"conversations.json": chatgpt, "chat.html": b"<html>",
-                                                 "user.json": b"{}", "file-abc-photo.png": b"\x89PNG"})
-    z2 = _zip(tmp_path / "data-2025-04-02-18-31-57-batch-0000.zip",
-              {"conversations.json": claude, "users.json": b"[]", "projects.json": b"[]"})
-    z3 = _zip(tmp_path / "sharded.zip", {"export/conversations-000.json": chatgpt,
-                                         "export/conversations-001.json": chatgpt})
+    z1 = _zip(
+        tmp_path / "chatgpt-export.zip",
+        {
+            "conversations.json": chatgpt,
+            "chat.html": b"<html>",
+            "user.json": b"{}",
+            "file-abc-photo.png": b"\x89PNG",
+        },
+    )
+    z2 = _zip(
+        tmp_path / "data-2025-04-02-18-31-57-batch-0000.zip",
+        {"conversations.json": claude, "users.json": b"[]", "projects.json": b"[]"},
+    )
+    z3 = _zip(
+        tmp_path / "sharded.zip",
+        {"export/conversations-000.json": chatgpt, "export/conversations-001.json": chatgpt},
+    )
     z4 = _zip(tmp_path / "empty-chatgpt.zip", {"conversations.json": b"[]", "chat.html": b"<html>"})
     assert [detect_file(z) for z in (z1, z2, z3, z4)] == ["chatgpt", "claude_ai", "chatgpt", "chatgpt"]
     sources, skipped = discover([tmp_path])
     assert [(s.path.name, s.format) for s in sources] == [
-        ("chatgpt-export.zip", "chatgpt"), ("data-2025-04-02-18-31-57-batch-0000.zip", "claude_ai"),
-        ("empty-chatgpt.zip", "chatgpt"), ("sharded.zip", "chatgpt")]
+        ("chatgpt-export.zip", "chatgpt"),
+        ("data-2025-04-02-18-31-57-batch-0000.zip", "claude_ai"),
+        ("empty-chatgpt.zip", "chatgpt"),
+        ("sharded.zip", "chatgpt"),
+    ]
     assert skipped == []
 
 
 def test_other_zips_are_skipped_with_reasons(tmp_path: Path) -> None:
     photos = _zip(tmp_path / "photos.zip", {"a.jpg": b"x", "b.jpg": b"y"})
-    slack = _zip(tmp_path / "slack.zip", {"channels.json": b"[]", "users.json": b"[]",
-                                         "general/2024-03-05.json": b"[]"})
+    slack = _zip(
+        tmp_path / "slack.zip",
+        {"channels.json": b"[]", "users.json": b"[]", "general/2024-03-05.json": b"[]"},
+    )
     whatsapp = _zip(tmp_path / "WhatsApp Chat - Plant Swap.zip", {"_chat.txt": b"x"})
     corrupt = tmp_path / "broken.zip"
     corrupt.write_bytes(b"PK\x03\x04 not really a zip")
@@ -309,7 +433,9 @@ def test_other_zips_are_skipped_with_reasons(tmp_path: Path) -> None:
     assert _reason(slack) == "Slack export zip: unzip it and ingest the folder"
     assert _reason(whatsapp) == "WhatsApp export zip: unzip it and ingest the .txt inside"
     assert _reason(corrupt).startswith("corrupt or unsupported zip archive")
-    assert _reason(weird).startswith("zip holds conversations.json but unknown format: JSON object with keys a")
+    assert _reason(weird).startswith(
+        "zip holds conversations.json but unknown format: JSON object with keys a"
+    )
 
 
 def test_export_folder_companions_are_silent(tmp_path: Path) -> None:
@@ -337,10 +463,16 @@ def test_export_folder_companions_are_silent(tmp_path: Path) -> None:
     assert [(str(s.path.relative_to(tmp_path)), s.format) for s in sources] == [
         ("chatgpt-export/conversations-000.json", "chatgpt"),
         ("chatgpt-export/conversations-001.json", "chatgpt"),
-        ("data-2025-04-02/conversations.json", "claude_ai")]
-    assert skipped == [Skipped(str(tmp_path / "todo.txt"), "unknown format: text without WhatsApp date "
-                                                           "prefixes or User:/Assistant: labels "
-                                                           "(first line: 'buy milk')")]
+        ("data-2025-04-02/conversations.json", "claude_ai"),
+    ]
+    assert skipped == [
+        Skipped(
+            str(tmp_path / "todo.txt"),
+            "unknown format: text without WhatsApp date "
+            "prefixes or User:/Assistant: labels "
+            "(first line: 'buy milk')",
+        )
+    ]
 
 
 def test_telegram_and_whatsapp_media_are_silent(tmp_path: Path) -> None:
@@ -356,7 +488,10 @@ def test_telegram_and_whatsapp_media_are_silent(tmp_path: Path) -> None:
     (wa / "IMG-20240312-WA0007.jpg").write_bytes(b"\xff\xd8\xff\x00")
     (wa / "holiday.jpg").write_bytes(b"\xff\xd8\xff\x00")
     sources, skipped = discover([tmp_path])
-    assert [(s.path.name, s.format) for s in sources] == [("result.json", "telegram"), ("_chat.txt", "whatsapp")]
+    assert [(s.path.name, s.format) for s in sources] == [
+        ("result.json", "telegram"),
+        ("_chat.txt", "whatsapp"),
+    ]
     assert skipped == [Skipped(str(wa / "holiday.jpg"), "binary file (not a chat export)")]
 
 
@@ -366,7 +501,8 @@ def test_companion_names_outside_an_export_are_reported(tmp_path: Path) -> None:
     _, skipped = discover([tmp_path])
     assert [(Path(s.path).name, s.reason) for s in skipped] == [
         ("photo.png", "binary file (not a chat export)"),
-        ("user.json", "unknown format: JSON object with keys email")]
+        ("user.json", "unknown format: JSON object with keys email"),
+    ]
 
 
 def test_discover_dedupes_paths_and_follows_given_files(tmp_path: Path) -> None:
@@ -386,9 +522,13 @@ def test_shared_fixtures_when_present() -> None:
 def test_bracketed_text_that_is_not_json(tmp_path: Path) -> None:
     toml = tmp_path / "pyproject.toml"
     toml.write_text('[project]\nname = "x"\n')
-    assert _reason(toml) == ("unknown format: text without WhatsApp date prefixes or User:/Assistant: labels "
-                             "(first line: '[project]')")
+    assert _reason(toml) == (
+        "unknown format: text without WhatsApp date prefixes or User:/Assistant: labels "
+        "(first line: '[project]')"
+    )
     md = tmp_path / "chat.md"
     md.write_text("[link](http://x)\n\n**User:** hi\n\n**Assistant:** hello\n")
     assert detect_file(md) == "generic"
-    assert [t.text for t in next(get_parser("generic")(md, ParseContext())).turns] == ["User: hi\n\nAssistant: hello"]
+    assert [t.text for t in next(get_parser("generic")(md, ParseContext())).turns] == [
+        "User: hi\n\nAssistant: hello"
+    ]

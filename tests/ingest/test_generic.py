@@ -32,7 +32,9 @@ def test_json_object_with_messages() -> None:
     assert s.started_at == utc(2024, 7, 1, 10)
     assert s.participants == ["user", "assistant"]
     [t] = s.turns
-    assert t.text == "User: When should I pinch basil?\n\nAssistant: Pinch above the second set of true leaves."
+    assert (
+        t.text == "User: When should I pinch basil?\n\nAssistant: Pinch above the second set of true leaves."
+    )
     assert t.timestamp == utc(2024, 7, 1, 10, 0, 5)
     assert t.turn_id == s.session_id + ":0"
 
@@ -60,11 +62,15 @@ def test_jsonl_grouped_by_conversation_key_with_bad_lines() -> None:
     assert (trip.title, soup.title, loose.title) == ("grouped (trip)", "grouped (soup)", "grouped")
     assert [(t.text, t.timestamp, t.turn_id) for t in trip.turns] == [
         ("User: Best month for Lisbon?\n\nAssistant: May or late September.", utc(2024, 5, 1, 7), "m1"),
-        ("User: And for Porto?\n\nAssistant: Also May.\nPack a jacket.", utc(2024, 5, 1, 7, 1),
-         trip.session_id + ":1"),  # naive "time" read in ctx.tz (Berlin, UTC+2)
+        (
+            "User: And for Porto?\n\nAssistant: Also May.\nPack a jacket.",
+            utc(2024, 5, 1, 7, 1),
+            trip.session_id + ":1",
+        ),  # naive "time" read in ctx.tz (Berlin, UTC+2)
     ]
     assert [(t.text, t.timestamp) for t in soup.turns] == [
-        ("User: Miso soup ratio?\n\nAssistant: About 1 tbsp miso per cup of dashi.", utc(2024, 5, 1, 8))]
+        ("User: Miso soup ratio?\n\nAssistant: About 1 tbsp miso per cup of dashi.", utc(2024, 5, 1, 8))
+    ]
     assert [t.text for t in loose.turns] == ["User: a line without a conversation key"]
     path = FIX / "grouped.jsonl"
     assert ctx.warnings == [
@@ -81,33 +87,45 @@ def test_json_array_of_conversations() -> None:
     assert plants.started_at == datetime(2024, 7, 1, 10, 0, 0, 500000, tzinfo=UTC)
     assert [(t.text, t.speaker) for t in plants.turns] == [
         ("Assistant: Hi! Ask me about plants.", "assistant"),  # greeting before any user message
-        ("User: Monstera light?\n\nAssistant: Bright, indirect.\n\nAvoid harsh afternoon sun.", "user+assistant"),
+        (
+            "User: Monstera light?\n\nAssistant: Bright, indirect.\n\nAvoid harsh afternoon sun.",
+            "user+assistant",
+        ),
     ]
     assert untitled.title == "Untitled chat"
     assert untitled.session_id == "generic:" + stable_id("conversations.json", "1", "Is 2+2 four?")
     assert [(t.text, t.timestamp) for t in untitled.turns] == [
-        ("User: Is 2+2 four?\n\nAssistant: Yes.", datetime(2024, 7, 1, 10, 0, 34, 512000, tzinfo=UTC))]
+        ("User: Is 2+2 four?\n\nAssistant: Yes.", datetime(2024, 7, 1, 10, 0, 34, 512000, tzinfo=UTC))
+    ]
 
 
 def test_sharegpt_array_and_jsonl() -> None:
     [s] = _parse("sharegpt.json")
     assert s.session_id == "generic:" + stable_id("sharegpt.json", "sg-1")
     assert s.title == "sharegpt (sg-1)"
-    assert [t.text for t in s.turns] == ["User: Name three herbs that grow well indoors.\n\n"
-                                         "Assistant: Basil, chives and parsley."]
+    assert [t.text for t in s.turns] == [
+        "User: Name three herbs that grow well indoors.\n\nAssistant: Basil, chives and parsley."
+    ]
     peru, chile = _parse("sharegpt.jsonl")
     assert peru.session_id == "generic:" + stable_id("sharegpt.jsonl", "a-1")
     assert chile.session_id == "generic:" + stable_id("sharegpt.jsonl", "2", "Capital of Chile?")
-    assert [t.text for t in chile.turns] == ["User: Capital of Chile?\n\nAssistant: Santiago.", "User: Thanks"]
+    assert [t.text for t in chile.turns] == [
+        "User: Capital of Chile?\n\nAssistant: Santiago.",
+        "User: Thanks",
+    ]
 
 
 def test_sharegpt_single_object(tmp_path: Path) -> None:
     path = tmp_path / "one.json"
-    path.write_text('{"id": "z", "conversations": [{"from": "human", "value": "hi"}, '
-                    '{"from": "gpt", "value": "hello"}]}', encoding="utf-8")
+    path.write_text(
+        '{"id": "z", "conversations": [{"from": "human", "value": "hi"}, {"from": "gpt", "value": "hello"}]}',
+        encoding="utf-8",
+    )
     [s] = _parse(path)
-    assert (s.session_id, [t.text for t in s.turns]) == ("generic:" + stable_id("one.json", "z"),
-                                                         ["User: hi\n\nAssistant: hello"])
+    assert (s.session_id, [t.text for t in s.turns]) == (
+        "generic:" + stable_id("one.json", "z"),
+        ["User: hi\n\nAssistant: hello"],
+    )
 
 
 def test_markdown_headings_and_code_fence() -> None:
@@ -127,9 +145,12 @@ def test_markdown_bold_labels_front_matter_comments_and_fenced_labels() -> None:
     assert s.title == "Sourdough help"
     assert s.started_at == utc(2024, 6, 1, 8, 30)
     assert [(t.text, t.timestamp) for t in s.turns] == [
-        ("User: My loaf is flat.\n<!-- ignored: not at the start of a message body -->\n\n"
-         "Assistant: Try a longer bulk ferment:\n\n```\nUser: this fenced line is code, not a new message\n"
-         "Assistant: neither is this\n```\n\nThen shape tighter.", utc(2024, 6, 1, 8, 31)),
+        (
+            "User: My loaf is flat.\n<!-- ignored: not at the start of a message body -->\n\n"
+            "Assistant: Try a longer bulk ferment:\n\n```\nUser: this fenced line is code, not a new message\n"
+            "Assistant: neither is this\n```\n\nThen shape tighter.",
+            utc(2024, 6, 1, 8, 31),
+        ),
         ("User: Thanks!\n\nAssistant: You're welcome.", None),
     ]
     assert count_labels((FIX / "bold.md").read_text()) == 4

@@ -24,15 +24,20 @@ def test_mini_fixture(fixtures: Path, name: str) -> None:
     sessions, ctx = parse(fixtures / "locomo" / name)
     assert ctx.warnings == []
     assert [s.session_id for s in sessions] == [
-        "locomo:conv-mini-1:session_1", "locomo:conv-mini-1:session_2"]
+        "locomo:conv-mini-1:session_1",
+        "locomo:conv-mini-1:session_2",
+    ]
     s1 = sessions[0]
     assert s1.started_at == datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
     assert s1.participants == ["Priya", "Tomas"]
     assert [(t.turn_id, t.speaker, t.text) for t in s1.turns] == [
         ("D1:1", "Priya", "Hey Tomas! I finally adopted a rescue greyhound last weekend."),
         ("D1:2", "Tomas", "No way! What's their name?"),
-        ("D1:3", "Priya",
-         "Her name is Comet. Here she is on the couch. [image: a photo of a grey dog lying on a couch]"),
+        (
+            "D1:3",
+            "Priya",
+            "Her name is Comet. Here she is on the couch. [image: a photo of a grey dog lying on a couch]",
+        ),
     ]
     assert all(t.timestamp == s1.started_at for t in s1.turns)
     assert sessions[1].started_at == datetime(2023, 5, 27, 10, 2, tzinfo=UTC)
@@ -43,14 +48,19 @@ def test_edge_cases(fixtures: Path) -> None:
     sessions, ctx = parse(fixtures / "locomo" / "locomo_edge.json")
     # numeric session order regardless of key order; the empty session_4 yields nothing
     assert [s.session_id for s in sessions] == [
-        "locomo:conv-edge:session_2", "locomo:conv-edge:session_3", "locomo:conv-edge:session_10"]
+        "locomo:conv-edge:session_2",
+        "locomo:conv-edge:session_3",
+        "locomo:conv-edge:session_10",
+    ]
     s2, s3, s10 = sessions
     assert s2.started_at == datetime(2023, 3, 5, 12, 30, tzinfo=UTC)  # "12:30 PM"
     assert [t.text for t in s2.turns] == ["Look at my garden. [image: a photo of tulips]", "Lovely!"]
     assert s3.started_at is None
     assert s10.started_at == datetime(2024, 1, 1, 0, 5, tzinfo=UTC)  # "12:05 am"
     assert [(t.turn_id, t.speaker, t.text) for t in s10.turns] == [
-        ("D10:1", "Ben", "Happy new year!"), ("D10:2", "Ana", "[image: a photo of fireworks]")]
+        ("D10:1", "Ben", "Happy new year!"),
+        ("D10:2", "Ana", "[image: a photo of fireworks]"),
+    ]
     assert [t.index for t in s10.turns] == [0, 1]
     assert len(ctx.warnings) == 3
     assert "session_2: dialog entry without text" in ctx.warnings[0]
@@ -80,8 +90,9 @@ def test_parse_date() -> None:
     assert locomo.parse_date(None, UTC) is None
 
 
-@pytest.mark.skipif(not (SHARED / "benchmarks" / "locomo_dev.json.gz").exists(),
-                    reason="shared benchmark not available")
+@pytest.mark.skipif(
+    not (SHARED / "benchmarks" / "locomo_dev.json.gz").exists(), reason="shared benchmark not available"
+)
 def test_dev_split() -> None:
     sessions, ctx = parse(SHARED / "benchmarks" / "locomo_dev.json.gz")
     assert ctx.warnings == []

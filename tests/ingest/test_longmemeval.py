@@ -24,14 +24,19 @@ def test_mini_fixture_dedupes_shared_filler_session(fixtures: Path) -> None:
     sessions, ctx = parse(fixtures / "longmemeval" / "longmemeval_mini.json")
     assert ctx.warnings == []
     assert [s.session_id for s in sessions] == [
-        "lme:sharegpt_Qx7Lm2a_0", "lme:answer_e7a1c2d3_1", "lme:ultrachat_512233", "lme:answer_e7a1c2d3_2"]
+        "lme:sharegpt_Qx7Lm2a_0",
+        "lme:answer_e7a1c2d3_1",
+        "lme:ultrachat_512233",
+        "lme:answer_e7a1c2d3_2",
+    ]
     s = sessions[1]
     assert s.started_at == datetime(2023, 5, 14, 21, 40, tzinfo=UTC)
     assert s.title == ""
     [t] = s.turns
     assert t.text == (
         "User: I just signed up at FitLoop downtown. What should a beginner leg day look like?\n\n"
-        "Assistant: Start with goblet squats, Romanian deadlifts and walking lunges, 3 sets each.")
+        "Assistant: Start with goblet squats, Romanian deadlifts and walking lunges, 3 sets each."
+    )
     assert t.turn_id == "lme:answer_e7a1c2d3_1:0"
     assert t.timestamp == s.started_at
 
@@ -98,8 +103,10 @@ def test_parse_date() -> None:
     assert longmemeval.parse_date(None, UTC) is None
 
 
-@pytest.mark.skipif(not (SHARED / "benchmarks" / "longmemeval_s_dev.json.gz").exists(),
-                    reason="shared benchmark not available")
+@pytest.mark.skipif(
+    not (SHARED / "benchmarks" / "longmemeval_s_dev.json.gz").exists(),
+    reason="shared benchmark not available",
+)
 def test_dev_split_streams() -> None:
     sessions, ctx = parse(SHARED / "benchmarks" / "longmemeval_s_dev.json.gz")
     assert len(sessions) == len({s.session_id for s in sessions}) == 4457

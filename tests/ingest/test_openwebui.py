@@ -12,7 +12,13 @@ from refind_desktop.ingest import openwebui
 from refind_desktop.ingest.base import ParseContext
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "openwebui"
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "openwebui" / "chat-export-1720000000000.json"
+SHARED = (
+    Path(__file__).resolve().parents[3]
+    / "shared"
+    / "fixtures"
+    / "openwebui"
+    / "chat-export-1720000000000.json"
+)
 
 
 def parse(path: Path, ctx: ParseContext | None = None) -> list:
@@ -28,8 +34,10 @@ def test_fixture_current_branch() -> None:
     assert s.participants == ["user", "assistant"]
     (t,) = s.turns
     assert t.turn_id == "m-u1"
-    assert t.text == ("User: When should I repot a fiddle-leaf fig?\n\n"
-                      "Assistant: Early spring, when roots circle the pot. Go up only 5 cm in diameter.")
+    assert t.text == (
+        "User: When should I repot a fiddle-leaf fig?\n\n"
+        "Assistant: Early spring, when roots circle the pot. Go up only 5 cm in diameter."
+    )
     assert "older regenerated" not in t.text
     assert t.timestamp == datetime(2024, 7, 3, 9, 45, 0, tzinfo=UTC)
     assert ctx.warnings == []
@@ -76,5 +84,7 @@ def test_truncated_export(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(not SHARED.is_file(), reason="shared fixtures not present")
 def test_shared_fixture_matches_copy() -> None:
-    ours = [(s.session_id, [t.text for t in s.turns]) for s in parse(FIXTURES / "chat-export-1720000000000.json")]
+    ours = [
+        (s.session_id, [t.text for t in s.turns]) for s in parse(FIXTURES / "chat-export-1720000000000.json")
+    ]
     assert [(s.session_id, [t.text for t in s.turns]) for s in parse(SHARED)] == ours

@@ -66,7 +66,10 @@ def test_group_chat_is_multi_party(fixtures: Path) -> None:
     assert ctx.warnings == []
     assert s.participants == ["Mira", "Captain Vex", "Seraphina"]
     assert [(t.speaker, t.text) for t in s.turns] == [
-        ("Mira", "Hello both!"), ("Captain Vex", "Ahoy."), ("Seraphina", "Welcome, traveler.")]
+        ("Mira", "Hello both!"),
+        ("Captain Vex", "Ahoy."),
+        ("Seraphina", "Welcome, traveler."),
+    ]
 
 
 @pytest.mark.parametrize("name", ["empty.jsonl", "header_only.jsonl"])

@@ -28,7 +28,11 @@ def test_basic_export() -> None:
     # channel_join dropped; thread reply kept in file order; mention and link rendered; file-only message
     assert [(t.turn_id, t.speaker, t.text) for t in general.turns] == [
         ("1709630100.000200", "ann", "Who has spare terracotta pots?"),
-        ("1709630160.000300", "bo", "I do, @ann - three 20 cm ones. See this photo (https://example.org/pots)"),
+        (
+            "1709630160.000300",
+            "bo",
+            "I do, @ann - three 20 cm ones. See this photo (https://example.org/pots)",
+        ),
         ("1709630220.000400", "bo", "[file pots.jpg]"),
     ]
     assert general.started_at == datetime(2024, 3, 5, 9, 15, 0, 200, tzinfo=UTC)
@@ -43,20 +47,28 @@ def test_full_export() -> None:
     ctx = ParseContext()
     sessions = parse(FIXTURES / "full", ctx)
     assert [s.session_id for s in sessions] == [
-        "slack:C1:2024-05-01", "slack:C1:2024-05-02", "slack:G1:2024-05-01", "slack:M1:2024-05-01",
+        "slack:C1:2024-05-01",
+        "slack:C1:2024-05-02",
+        "slack:G1:2024-05-01",
+        "slack:M1:2024-05-01",
         "slack:orphan-channel:2024-05-04",
     ]
     day1, day2, private, mpim, orphan = sessions
     assert [(t.speaker, t.text) for t in day1.turns] == [
         ("WeatherBot (bot)", "Frost tonight: -2 C & clear skies"),
-        ("ann", "@here frost! @Bo Chen cover the figs, details in #random and #random. "
-                "Ask @gardeners or ann@example.org, see https://example.org/frost <3"),
+        (
+            "ann",
+            "@here frost! @Bo Chen cover the figs, details in #random and #random. "
+            "Ask @gardeners or ann@example.org, see https://example.org/frost <3",
+        ),
         ("Bo Chen", "On it @ann"),
         ("Bo Chen", "fleece photo\n[file fleece.jpg] [file fleece2.jpg]"),
     ]  # join, tombstone and topic change dropped
     # a thread reply written the next day lands in the next day's session; unknown user -> user_profile
     assert [(t.speaker, t.text) for t in day2.turns] == [
-        ("cy", "Late reply: my figs survived"), ("Guest Gardener", "Guest here")]
+        ("cy", "Late reply: my figs survived"),
+        ("Guest Gardener", "Guest here"),
+    ]
     assert day2.turns[0].turn_id == "1714636800.000100"
     assert private.title == "#secret-garden 2024-05-01"
     assert mpim.title == "group ann, Bo Chen, cy 2024-05-01"
@@ -69,10 +81,14 @@ def test_full_export() -> None:
 def test_render_mrkdwn() -> None:
     users, channels = {"U1": "ann"}, {"C9": "plants"}
     assert slack.render_mrkdwn("<@U1> <@U7|bo> <@U8>", users, channels) == "@ann @bo @U8"
-    assert slack.render_mrkdwn("<#C9> <#C8|x> <!channel> <!date^1|May 1st>", users, channels) == \
-        "#plants #x @channel May 1st"
-    assert slack.render_mrkdwn("<http://a.org|a.org> <https://b.org|B> a &amp;&gt; b", users, channels) == \
-        "a.org B (https://b.org) a &> b"
+    assert (
+        slack.render_mrkdwn("<#C9> <#C8|x> <!channel> <!date^1|May 1st>", users, channels)
+        == "#plants #x @channel May 1st"
+    )
+    assert (
+        slack.render_mrkdwn("<http://a.org|a.org> <https://b.org|B> a &amp;&gt; b", users, channels)
+        == "a.org B (https://b.org) a &> b"
+    )
 
 
 def test_not_a_folder(tmp_path: Path) -> None:

@@ -57,7 +57,9 @@ def test_full_account_export() -> None:
     # the group with only a service message is skipped; left chats come last
     assert left.session_id == "telegram:444444444"
     assert [(t.speaker, t.text) for t in left.turns] == [
-        ("Deleted Account", "Welcome, orchard people!"), ("Deleted Account", "anonymous admin post")]
+        ("Deleted Account", "Welcome, orchard people!"),
+        ("Deleted Account", "anonymous admin post"),
+    ]
     assert left.started_at == datetime(2019, 5, 1, 18, 0, 0, tzinfo=UTC)
     assert ctx.warnings == []
 

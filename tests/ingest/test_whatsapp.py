@@ -28,9 +28,12 @@ def utc(*args: int) -> datetime:
 
 def test_android_export() -> None:
     s = _one(FIX / "WhatsApp Chat with Bo Chen.txt")
-    sid = "whatsapp:" + stable_id("whatsapp chat with bo chen.txt", "12/03/2024, 14:22 - Messages and calls are "
-                                  "end-to-end encrypted. No one outside of this chat, not even WhatsApp, can read "
-                                  "or listen to them. Tap to learn more.")
+    sid = "whatsapp:" + stable_id(
+        "whatsapp chat with bo chen.txt",
+        "12/03/2024, 14:22 - Messages and calls are "
+        "end-to-end encrypted. No one outside of this chat, not even WhatsApp, can read "
+        "or listen to them. Tap to learn more.",
+    )
     assert s.session_id == sid
     assert s.title == "Bo Chen"
     assert s.participants == ["Ann Lee", "Bo Chen"]
@@ -41,8 +44,12 @@ def test_android_export() -> None:
         ("Bo Chen", "<Media omitted>"),
         ("Ann Lee", "IMG-20240312-WA0007.jpg (file attached)"),
     ]  # encryption notice and "This message was deleted" are dropped; media lines stay as text
-    assert [t.timestamp for t in s.turns] == [utc(2024, 3, 12, 14, 22), utc(2024, 3, 12, 14, 25),
-                                              utc(2024, 3, 12, 14, 26), utc(2024, 3, 12, 14, 27)]
+    assert [t.timestamp for t in s.turns] == [
+        utc(2024, 3, 12, 14, 22),
+        utc(2024, 3, 12, 14, 25),
+        utc(2024, 3, 12, 14, 26),
+        utc(2024, 3, 12, 14, 27),
+    ]
     assert [t.turn_id for t in s.turns] == [f"{sid}:{i}" for i in range(4)]
     assert [t.index for t in s.turns] == [0, 1, 2, 3]
 
@@ -73,15 +80,41 @@ def test_ios_group_events_phone_authors_and_12h_clock() -> None:
     assert ctx.warnings == []
 
 
-@pytest.mark.parametrize("name,expected", [
-    ("dots.txt", [("Mia", "Hallo!", utc(2018, 6, 13, 21, 25, 15)), ("Jon", "Guten Morgen", utc(2018, 6, 14, 7, 2))]),
-    ("finnish.txt", [("Aino", "Moi", utc(2018, 6, 13, 21, 25, 15)), ("Eero", "Moikka", utc(2018, 6, 13, 21, 26))]),
-    ("yearfirst.txt", [("Ana", "olá", utc(2018, 6, 13, 21, 25, 15)), ("Rui", "bom dia", utc(2018, 6, 14, 8))]),
-    ("monotonic.txt", [("A", "one", utc(2024, 3, 5, 10)), ("B", "two", utc(2024, 3, 9, 10)),
-                       ("A", "three", utc(2024, 4, 2, 10))]),
-    ("WhatsApp Chat with Ivo.txt", [("Ivo", "IMG-20240305-WA0001.jpg (file attached)\nLook at this",
-                                     utc(2024, 3, 5, 10)), ("Eva", "<Media omitted>", utc(2024, 3, 5, 10, 1))]),
-])
+@pytest.mark.parametrize(
+    "name,expected",
+    [
+        (
+            "dots.txt",
+            [
+                ("Mia", "Hallo!", utc(2018, 6, 13, 21, 25, 15)),
+                ("Jon", "Guten Morgen", utc(2018, 6, 14, 7, 2)),
+            ],
+        ),
+        (
+            "finnish.txt",
+            [("Aino", "Moi", utc(2018, 6, 13, 21, 25, 15)), ("Eero", "Moikka", utc(2018, 6, 13, 21, 26))],
+        ),
+        (
+            "yearfirst.txt",
+            [("Ana", "olá", utc(2018, 6, 13, 21, 25, 15)), ("Rui", "bom dia", utc(2018, 6, 14, 8))],
+        ),
+        (
+            "monotonic.txt",
+            [
+                ("A", "one", utc(2024, 3, 5, 10)),
+                ("B", "two", utc(2024, 3, 9, 10)),
+                ("A", "three", utc(2024, 4, 2, 10)),
+            ],
+        ),
+        (
+            "WhatsApp Chat with Ivo.txt",
+            [
+                ("Ivo", "IMG-20240305-WA0001.jpg (file attached)\nLook at this", utc(2024, 3, 5, 10)),
+                ("Eva", "<Media omitted>", utc(2024, 3, 5, 10, 1)),
+            ],
+        ),
+    ],
+)
 def test_locale_variants(name: str, expected: list, tmp_path: Path) -> None:
     ctx = ParseContext()
     s = _one(FIX / name, ctx)
@@ -94,7 +127,9 @@ def test_ambiguous_dates_default_to_day_first_with_warning() -> None:
     s = _one(FIX / "ambiguous.txt", ctx)
     assert s.title == "ambiguous"
     assert [(t.speaker, t.text, t.timestamp) for t in s.turns] == [
-        ("Lu", "hola", utc(2018, 6, 3, 13, 55)), ("Sol", "qué tal", utc(2018, 6, 3, 13, 56))]
+        ("Lu", "hola", utc(2018, 6, 3, 13, 55)),
+        ("Sol", "qué tal", utc(2018, 6, 3, 13, 56)),
+    ]
     assert ctx.warnings == [f"{FIX / 'ambiguous.txt'}: day/month order is ambiguous, assumed day first"]
 
 
@@ -127,8 +162,11 @@ def test_cp1252_and_bom_files(tmp_path: Path) -> None:
 
 def test_only_system_events_gives_no_session(tmp_path: Path) -> None:
     path = tmp_path / "WhatsApp Chat with Nobody.txt"
-    path.write_text("12/03/2024, 14:22 - Messages and calls are end-to-end encrypted.\n"
-                    "12/03/2024, 14:23 - Ann created group \"x\"\n", encoding="utf-8")
+    path.write_text(
+        "12/03/2024, 14:22 - Messages and calls are end-to-end encrypted.\n"
+        '12/03/2024, 14:23 - Ann created group "x"\n',
+        encoding="utf-8",
+    )
     assert list(parse(path, ParseContext())) == []
 
 

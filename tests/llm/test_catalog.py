@@ -22,6 +22,7 @@ BLOB_SHA = hashlib.sha256(BLOB).hexdigest()
 
 # --- the catalog file -------------------------------------------------------------------------------
 
+
 def test_catalog_parses_with_the_embedded_default_first():
     models = catalog.list_models()
     names = [m.name for m in models]
@@ -43,7 +44,8 @@ def test_catalog_copies_are_identical():
     canonical = ROOT / "models" / "catalog.toml"
     packaged = ROOT / "refind_desktop" / "llm" / "catalog.toml"
     assert canonical.read_bytes() == packaged.read_bytes(), (
-        "models/catalog.toml is the canonical catalog: copy it to refind_desktop/llm/catalog.toml")
+        "models/catalog.toml is the canonical catalog: copy it to refind_desktop/llm/catalog.toml"
+    )
 
 
 def test_unknown_model_names_the_known_ones():
@@ -53,21 +55,23 @@ def test_unknown_model_names_the_known_ones():
 
 # --- assembly from parts ----------------------------------------------------------------------------
 
+
 def _parts(tmp_path: Path, blob: bytes = BLOB, n: int = 3) -> list[Path]:
     step = len(blob) // n + 1
     out = []
     for i in range(n):
         p = tmp_path / "parts" / f"part{i + 1:02d}.bin"
         p.parent.mkdir(exist_ok=True)
-        p.write_bytes(blob[i * step:(i + 1) * step])
+        p.write_bytes(blob[i * step : (i + 1) * step])
         out.append(p)
     return out
 
 
 def test_assemble_concatenates_verifies_and_reports_progress(tmp_path: Path):
     seen: list[tuple[int, int]] = []
-    dest = catalog.assemble(_parts(tmp_path), tmp_path / "m.gguf", BLOB_SHA, len(BLOB),
-                            progress=lambda d, t: seen.append((d, t)))
+    dest = catalog.assemble(
+        _parts(tmp_path), tmp_path / "m.gguf", BLOB_SHA, len(BLOB), progress=lambda d, t: seen.append((d, t))
+    )
     assert dest.read_bytes() == BLOB
     assert seen[-1] == (len(BLOB), len(BLOB))
     assert catalog.read_marker(dest)["sha256"] == BLOB_SHA
@@ -113,7 +117,7 @@ def test_embedded_model_honours_the_shared_cache(tmp_path: Path, monkeypatch: py
 def test_missing_parts_name_the_extra(monkeypatch: pytest.MonkeyPatch):
     entry = replace(catalog.embedded_entry(), file="nothing.gguf", parts=("refind-no-such-part-pkg",))
     monkeypatch.setattr(catalog, "embedded_entry", lambda: entry)
-    with pytest.raises(MissingDependencyError, match=r'refind-desktop\[local\]'):
+    with pytest.raises(MissingDependencyError, match=r"refind-desktop\[local\]"):
         catalog.embedded_model_path()
 
 
@@ -137,6 +141,7 @@ def test_resolve_model_paths_and_names(tmp_path: Path):
 
 
 # --- HTTP pull --------------------------------------------------------------------------------------
+
 
 class _Handler(BaseHTTPRequestHandler):
     """Serves BLOB at /model.gguf with Range support; records what it sent."""
@@ -179,8 +184,15 @@ def server() -> Iterator[str]:
 
 @pytest.fixture
 def fake_entry(monkeypatch: pytest.MonkeyPatch, server: str) -> catalog.ModelEntry:
-    entry = catalog.ModelEntry(name="tiny", file="tiny.gguf", size=len(BLOB), sha256=BLOB_SHA,
-                               licence="MIT", url=server, context_length=2048)
+    entry = catalog.ModelEntry(
+        name="tiny",
+        file="tiny.gguf",
+        size=len(BLOB),
+        sha256=BLOB_SHA,
+        licence="MIT",
+        url=server,
+        context_length=2048,
+    )
     monkeypatch.setattr(catalog, "list_models", lambda: [entry])
     return entry
 
@@ -213,8 +225,9 @@ def test_pull_refuses_a_digest_mismatch(monkeypatch: pytest.MonkeyPatch, fake_en
     assert not (folder / "tiny.gguf").exists() and not (folder / "tiny.gguf.part").exists()
 
 
-def test_pull_without_catalog_digest_is_stored_unverified(monkeypatch: pytest.MonkeyPatch,
-                                                          fake_entry: catalog.ModelEntry):
+def test_pull_without_catalog_digest_is_stored_unverified(
+    monkeypatch: pytest.MonkeyPatch, fake_entry: catalog.ModelEntry
+):
     monkeypatch.setattr(catalog, "list_models", lambda: [replace(fake_entry, sha256="")])
     path = catalog.pull("tiny")
     info = catalog.read_marker(path)

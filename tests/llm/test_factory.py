@@ -49,10 +49,16 @@ def test_unknown_backend_is_a_config_error():
 
 
 def test_schema_check_and_json_errors():
-    schema = {"type": "object", "required": ["action"], "additionalProperties": False,
-              "properties": {"action": {"enum": ["search", "answer"]},
-                             "k": {"type": "integer", "minimum": 1},
-                             "words": {"type": "array", "items": {"type": "string", "maxLength": 5}}}}
+    schema = {
+        "type": "object",
+        "required": ["action"],
+        "additionalProperties": False,
+        "properties": {
+            "action": {"enum": ["search", "answer"]},
+            "k": {"type": "integer", "minimum": 1},
+            "words": {"type": "array", "items": {"type": "string", "maxLength": 5}},
+        },
+    }
     assert schema_errors({"action": "search", "k": 2, "words": ["a"]}, schema) == []
     problems = schema_errors({"action": "dance", "k": True, "words": ["toolong"], "x": 1}, schema)
     assert len(problems) == 4
@@ -66,6 +72,7 @@ def test_schema_check_and_json_errors():
 
 
 # --- refind models ------------------------------------------------------------------------------------
+
 
 def test_models_list_json_marks_the_default_in_use(capsys: pytest.CaptureFixture[str]):
     assert main(["models", "list", "--json"]) == 0
@@ -109,7 +116,9 @@ def test_unreachable_openai_server_says_what_to_do():
 
 
 def test_only_backend_modules_import_the_engines():
-    code = ("import sys, refind_desktop.llm.factory, refind_desktop.llm.catalog, refind_desktop.cli.models;"
-            "print(sorted(m for m in ('llama_cpp', 'openai') if m in sys.modules))")
+    code = (
+        "import sys, refind_desktop.llm.factory, refind_desktop.llm.catalog, refind_desktop.cli.models;"
+        "print(sorted(m for m in ('llama_cpp', 'openai') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

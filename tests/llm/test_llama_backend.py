@@ -15,11 +15,18 @@ llama_cpp = pytest.importorskip("llama_cpp", reason='llama-cpp-python not instal
 
 from refind_desktop.llm.llama import LlamaBackend, reused_prefix  # noqa: E402
 
-SYSTEM = ChatMessage("system", "You pick search keywords for questions about a person's chat history. "
-                               "Answer briefly.")
-SCHEMA = {"type": "object", "additionalProperties": False, "required": ["action", "keywords"],
-          "properties": {"action": {"type": "string", "enum": ["search", "answer"]},
-                         "keywords": {"type": "string", "maxLength": 40}}}
+SYSTEM = ChatMessage(
+    "system", "You pick search keywords for questions about a person's chat history. Answer briefly."
+)
+SCHEMA = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["action", "keywords"],
+    "properties": {
+        "action": {"type": "string", "enum": ["search", "answer"]},
+        "keywords": {"type": "string", "maxLength": 40},
+    },
+}
 
 
 @pytest.fixture(scope="module")
@@ -42,9 +49,11 @@ def test_reused_prefix_rules():
 
 def test_schema_call_returns_valid_json(backend: LlamaBackend):
     assert isinstance(backend, LLMBackend)
-    out = backend.complete([SYSTEM, ChatMessage("user", "What did I pay for the handbag designer? "
-                                                        "Reply as JSON.")],
-                           schema=SCHEMA, max_tokens=40)
+    out = backend.complete(
+        [SYSTEM, ChatMessage("user", "What did I pay for the handbag designer? Reply as JSON.")],
+        schema=SCHEMA,
+        max_tokens=40,
+    )
     assert out.data["action"] in ("search", "answer") and len(out.data["keywords"]) <= 40
     assert out.usage.prompt_tokens > 20 and 0 < out.usage.completion_tokens <= 40
 
@@ -69,10 +78,12 @@ def test_appending_a_message_reprocesses_only_the_tail(backend: LlamaBackend):
     finally:
         backend.prefix_reuse = True
     assert c.usage.reprocessed_prompt_tokens == c.usage.prompt_tokens == measured_reset
-    print(f"\nprefix reuse: call 1 prompt {a.usage.prompt_tokens} reprocessed "
-          f"{a.usage.reprocessed_prompt_tokens} ({a.usage.seconds:.2f}s); call 2 prompt "
-          f"{b.usage.prompt_tokens} reprocessed {b.usage.reprocessed_prompt_tokens} ({b.usage.seconds:.2f}s);"
-          f" without reuse {c.usage.reprocessed_prompt_tokens} ({c.usage.seconds:.2f}s)")
+    print(
+        f"\nprefix reuse: call 1 prompt {a.usage.prompt_tokens} reprocessed "
+        f"{a.usage.reprocessed_prompt_tokens} ({a.usage.seconds:.2f}s); call 2 prompt "
+        f"{b.usage.prompt_tokens} reprocessed {b.usage.reprocessed_prompt_tokens} ({b.usage.seconds:.2f}s);"
+        f" without reuse {c.usage.reprocessed_prompt_tokens} ({c.usage.seconds:.2f}s)"
+    )
 
 
 def test_stream_yields_pieces_then_the_same_completion(backend: LlamaBackend):

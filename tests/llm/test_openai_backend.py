@@ -21,8 +21,11 @@ pytest.importorskip("openai", reason='openai client not installed (extra "openai
 if importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llama_cpp.server") is None:
     pytest.skip('llama_cpp.server not importable (extra "server")', allow_module_level=True)
 
-SCHEMA = {"type": "object", "required": ["answer"], "properties": {"answer": {"type": "string",
-                                                                              "maxLength": 30}}}
+SCHEMA = {
+    "type": "object",
+    "required": ["answer"],
+    "properties": {"answer": {"type": "string", "maxLength": 30}},
+}
 
 
 def _free_port() -> int:
@@ -37,9 +40,24 @@ def server(embedded_gguf: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
     log = tmp_path_factory.mktemp("server") / "server.log"
     with log.open("wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "llama_cpp.server", "--model", str(embedded_gguf), "--host", "127.0.0.1",
-             "--port", str(port), "--n_ctx", "2048", "--n_threads", str(os.cpu_count() or 1)],
-            stdout=out, stderr=subprocess.STDOUT)
+            [
+                sys.executable,
+                "-m",
+                "llama_cpp.server",
+                "--model",
+                str(embedded_gguf),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--n_ctx",
+                "2048",
+                "--n_threads",
+                str(os.cpu_count() or 1),
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
     base = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.monotonic() + 90
@@ -85,11 +103,15 @@ def test_streamed_completion(backend: OpenAIBackend):
 
 
 def test_schema_call_falls_back_to_json_object(backend: OpenAIBackend):
-    out = backend.complete([ChatMessage("system", "You answer questions."),
-                            ChatMessage("user", "What is the capital of France?")],
-                           schema=SCHEMA, max_tokens=40)
+    out = backend.complete(
+        [
+            ChatMessage("system", "You answer questions."),
+            ChatMessage("user", "What is the capital of France?"),
+        ],
+        schema=SCHEMA,
+        max_tokens=40,
+    )
     assert isinstance(out.data, dict) and isinstance(out.data["answer"], str)
     # llama.cpp's server only knows response_format json_object, so the back end fell back once
     # and remembers it.
     assert backend._json_schema_ok is False
-

@@ -19,8 +19,12 @@ def jsonl(path: Path, pairs: list[tuple[str, str]], day: int = 1) -> Path:
     with path.open("w") as fh:
         for i, (q, a) in enumerate(pairs):
             for role, text in (("user", q), ("assistant", a)):
-                fh.write(json.dumps({"role": role, "content": text,
-                                     "timestamp": f"2024-05-{day:02d}T10:{i:02d}:00Z"}) + "\n")
+                fh.write(
+                    json.dumps(
+                        {"role": role, "content": text, "timestamp": f"2024-05-{day:02d}T10:{i:02d}:00Z"}
+                    )
+                    + "\n"
+                )
     return path
 
 
@@ -33,8 +37,14 @@ def cli_env(home: Path, **extra: str) -> dict[str, str]:
 
 def refind(home: Path, *args: str, timeout: float = 60, **extra: str) -> subprocess.CompletedProcess:
     """Run `python -m refind_desktop ARGS` to completion."""
-    return subprocess.run([sys.executable, "-m", "refind_desktop", *args], env=cli_env(home, **extra),
-                          cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "refind_desktop", *args],
+        env=cli_env(home, **extra),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 @pytest.fixture

@@ -33,8 +33,13 @@ print("done", flush=True)
 def test_three_processes_one_writes_second_writer_told_readers_read(refind_home, chats, tmp_path):
     assert refind(refind_home, "ingest", str(chats)).returncode == 0
     more = jsonl(tmp_path / "more" / "tram.jsonl", [("Which tram to Belem?", "Tram 15.")])
-    writer = subprocess.Popen([sys.executable, "-c", HOLDER, str(chats), "10"], env=cli_env(refind_home),
-                              cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    writer = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(chats), "10"],
+        env=cli_env(refind_home),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert writer.stdout.readline().strip() == "writing"
         t0 = time.monotonic()
@@ -93,5 +98,7 @@ def test_searcher_in_a_long_lived_reader_sees_new_commits(refind_home, chats, de
     deadline = time.monotonic() + 5
     while not reader.engine.search("garlic") and time.monotonic() < deadline:
         time.sleep(delay)
-    assert reader.engine.search("garlic"), "tantivy's reload-on-commit policy picks up other processes' commits"
+    assert reader.engine.search("garlic"), (
+        "tantivy's reload-on-commit policy picks up other processes' commits"
+    )
     reader.close()

@@ -42,8 +42,7 @@ def test_data_config_and_logs_are_private(refind_home, chats):
 
 def test_forget_physically_removes_the_text(refind_home, tmp_path):
     chats = tmp_path / "chats"
-    jsonl(chats / "secret.jsonl", [(f"My locker code word is {SECRET}", "Noted."),
-                                   ("Anything else?", "No.")])
+    jsonl(chats / "secret.jsonl", [(f"My locker code word is {SECRET}", "Noted."), ("Anything else?", "No.")])
     for i in range(5):
         jsonl(chats / f"other{i}.jsonl", [(f"Plain chat number {i} about bikes", "Fine.")])
     assert refind(refind_home, "ingest", str(chats)).returncode == 0

@@ -68,9 +68,14 @@ def test_watch_without_folder_is_a_clear_config_error(capsys):
 
 
 def test_sigterm_stops_refind_watch_cleanly(refind_home, chats):
-    proc = subprocess.Popen([sys.executable, "-m", "refind_desktop", "watch", str(chats), "--debounce", "0.2"],
-                            env=cli_env(refind_home), cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "refind_desktop", "watch", str(chats), "--debounce", "0.2"],
+        env=cli_env(refind_home),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     log = refind_home / "logs" / "watch.log"
     try:
         assert wait_for(lambda: log.exists() and "initial ingest" in log.read_text(), 60), proc.stderr

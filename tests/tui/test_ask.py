@@ -93,8 +93,12 @@ class TestAsk:
 
     async def test_failure_shows_error_and_restores_the_question(self, make_app):
         def broken(settings, progress=None):
-            raise BackendError("the server at http://localhost:9 refused the connection; start it or pick "
-                               "the llama back end in Settings", "model back end error")
+            raise BackendError(
+                "the server at http://localhost:9 refused the connection; start it or pick "
+                "the llama back end in Settings",
+                "model back end error",
+            )
+
         seen = []
         app = make_app(backend_factory=broken)
         async with app.run_test(size=(120, 40), message_hook=seen.append) as pilot:
@@ -131,6 +135,7 @@ class TestAsk:
         def factory(settings, progress=None):
             made.append(settings.backend)
             return ScriptedBackend(responder())
+
         app = make_app(backend_factory=factory)
         async with app.run_test(size=(120, 40)) as pilot:
             await wait_indexed(pilot)

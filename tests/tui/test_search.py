@@ -22,10 +22,18 @@ async def search(pilot, query: str, date_from: str = "", date_to: str = "") -> S
     box.value = query
     box.focus()
     await pilot.press("enter")
-    await wait_for(pilot, lambda: pane.last is not None and pane.last.query == query
-                   and (pane.last.date_from, pane.last.date_to) == (
-                       date.fromisoformat(date_from) if date_from else None,
-                       date.fromisoformat(date_to) if date_to else None))
+    await wait_for(
+        pilot,
+        lambda: (
+            pane.last is not None
+            and pane.last.query == query
+            and (pane.last.date_from, pane.last.date_to)
+            == (
+                date.fromisoformat(date_from) if date_from else None,
+                date.fromisoformat(date_to) if date_to else None,
+            )
+        ),
+    )
     return pane
 
 
@@ -66,7 +74,7 @@ class TestSearch:
             hit = pane.last.blocks[0]
             assert (hit.session_id, hit.turn) == (LISBON, 2)
             snippet = pane.query_one(ResultList).children[0].query(".hit-body").first().content
-            marked = [snippet.plain[s.start:s.end] for s in snippet.spans if "reverse" in str(s.style)]
+            marked = [snippet.plain[s.start : s.end] for s in snippet.spans if "reverse" in str(s.style)]
             assert marked == ["TP1351"]  # the keyword is highlighted
             pane.query_one(ResultList).focus()
             await pilot.press("enter")

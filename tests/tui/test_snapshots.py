@@ -35,6 +35,7 @@ class TestLayout:
             await pilot.press("enter")
             await wait_for(pilot, lambda: 1 in pane.records and not pane.busy)
             await pilot.pause()
+
         assert snap_compare(make_app(), run_before=run_before, terminal_size=SIZE)
 
     def test_search_with_hits(self, make_app, snap_compare):
@@ -47,6 +48,7 @@ class TestLayout:
             await wait_for(pilot, lambda: pane.last is not None)
             pane.on_search_finished(replace(pane.last, seconds=0.004))  # pin the timing shown
             await pilot.pause()
+
         assert snap_compare(make_app(), run_before=run_before, terminal_size=SIZE)
 
     def test_transcript_highlights_the_turn(self, make_app, snap_compare):
@@ -55,4 +57,5 @@ class TestLayout:
             pilot.app.push_screen(TranscriptScreen("chatgpt:c0ffee00-0000-4000-8000-000000000001", 2))
             await wait_for(pilot, lambda: getattr(pilot.app.screen, "loaded", False))
             await pilot.pause()
+
         assert snap_compare(make_app(), run_before=run_before, terminal_size=SIZE)

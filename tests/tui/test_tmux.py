@@ -28,7 +28,10 @@ def tmux(*args: str) -> str:
 
 
 def alive(session: str) -> bool:
-    return subprocess.run(["tmux", "-L", SOCKET, "has-session", "-t", session], capture_output=True).returncode == 0
+    return (
+        subprocess.run(["tmux", "-L", SOCKET, "has-session", "-t", session], capture_output=True).returncode
+        == 0
+    )
 
 
 def screen_until(session: str, predicate, timeout: float = 60.0) -> str:
@@ -46,15 +49,20 @@ def test_ask_in_a_real_terminal(chats: Path, refind_home: Path):
     session = f"refind-test-{uuid.uuid4().hex[:8]}"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm-256color"}
     command = f"{sys.executable} {APP} {chats}"
-    subprocess.run(["tmux", "-L", SOCKET, "new-session", "-d", "-s", session, "-x", "120", "-y", "36", command],
-                   check=True, env=env)
+    subprocess.run(
+        ["tmux", "-L", SOCKET, "new-session", "-d", "-s", session, "-x", "120", "-y", "36", command],
+        check=True,
+        env=env,
+    )
     try:
         screen_until(session, lambda s: "6 sessions" in s and "18 turns" in s)
         tmux("send-keys", "-t", session, "-l", "When is my flight to Lisbon?")
         tmux("send-keys", "-t", session, "Enter")
         # the answer text streams first; the citation list renders just after it, so wait for both
-        text = screen_until(session, lambda s: "TP1351 on 14 May" in s and "Sources" in s
-                            and "Lisbon trip planning — turn" in s)
+        text = screen_until(
+            session,
+            lambda s: "TP1351 on 14 May" in s and "Sources" in s and "Lisbon trip planning — turn" in s,
+        )
         assert "search flight, Lisbon" in text and "→ 1 hit" in text
         assert "Lisbon trip planning — turn 2" in text
         tmux("send-keys", "-t", session, "C-q")  # quits; the tmux session ends with the app

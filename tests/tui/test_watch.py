@@ -14,9 +14,20 @@ CLAUDE_SESSION = "7d3c1b2a-1111-4222-8333-444455556666"
 
 
 def claude_line(uuid: str, text: str) -> str:
-    return json.dumps({"parentUuid": None, "isSidechain": False, "type": "user", "sessionId": CLAUDE_SESSION,
-                       "message": {"role": "user", "content": text}, "uuid": uuid,
-                       "timestamp": "2025-08-06T09:00:00.000Z"}) + "\n"
+    return (
+        json.dumps(
+            {
+                "parentUuid": None,
+                "isSidechain": False,
+                "type": "user",
+                "sessionId": CLAUDE_SESSION,
+                "message": {"role": "user", "content": text},
+                "uuid": uuid,
+                "timestamp": "2025-08-06T09:00:00.000Z",
+            }
+        )
+        + "\n"
+    )
 
 
 class TestWatch:
@@ -33,7 +44,9 @@ class TestWatch:
             # a new file...
             (chats / "notes" / "zeppelin.md").write_text(
                 "# Zeppelin ride\n\n**User:** I booked the zeppelin ride over Lake Constance for June 3.\n\n"
-                "**Assistant:** Lovely, bring a jacket.\n", encoding="utf-8")
+                "**Assistant:** Lovely, bring a jacket.\n",
+                encoding="utf-8",
+            )
             # ... and a grown JSONL
             with open(chats / "claude-code" / f"{CLAUDE_SESSION}.jsonl", "a", encoding="utf-8") as fh:
                 fh.write(claude_line("cc-9001", "Also the quokka fixture in conftest is flaky"))

@@ -29,8 +29,11 @@ def test_ingest_stats_search_show_forget(capsys):
     assert set(stats) >= {"sources", "sessions", "turns", "formats", "skipped"}
     assert stats["sources"] == 4
     assert set(stats["formats"]) == {"chatgpt", "claude_code", "whatsapp", "generic"}
-    assert stats["formats"]["chatgpt"] == {"files": 1, "sessions": 3,
-                                           "turns": stats["formats"]["chatgpt"]["turns"]}
+    assert stats["formats"]["chatgpt"] == {
+        "files": 1,
+        "sessions": 3,
+        "turns": stats["formats"]["chatgpt"]["turns"],
+    }
     assert stats["turns"] == sum(f["turns"] for f in stats["formats"].values())
 
     res = run_json(capsys, "search", "flight", "Lisbon", "airline")
@@ -89,23 +92,32 @@ def test_schema_version_mismatch_says_reindex(refind_home, capsys):
 
 
 def test_version_and_module_entry():
-    out = subprocess.run([sys.executable, "-m", "refind_desktop", "--version"], capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "refind_desktop", "--version"], capture_output=True, text=True
+    )
     assert out.returncode == 0 and refind_desktop.__version__ in out.stdout
 
 
 @pytest.mark.parametrize("module", ["refind_desktop.services", "refind_desktop.cli"])
 def test_core_never_imports_textual_or_model_libraries(module):
-    code = (f"import sys, importlib; importlib.import_module({module!r}); "
-            "bad = [m for m in ('textual', 'llama_cpp', 'openai', 'sentence_transformers', 'torch') "
-            "if m in sys.modules]; print(bad)")
+    code = (
+        f"import sys, importlib; importlib.import_module({module!r}); "
+        "bad = [m for m in ('textual', 'llama_cpp', 'openai', 'sentence_transformers', 'torch') "
+        "if m in sys.modules]; print(bad)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
 
 def test_no_module_outside_tui_imports_textual():
     root = Path(refind_desktop.__file__).parent
-    offenders = [str(p.relative_to(root)) for p in root.rglob("*.py")
-                 if "tui" not in p.relative_to(root).parts
-                 and any(line.lstrip().startswith(("import textual", "from textual"))
-                         for line in p.read_text().splitlines())]
+    offenders = [
+        str(p.relative_to(root))
+        for p in root.rglob("*.py")
+        if "tui" not in p.relative_to(root).parts
+        and any(
+            line.lstrip().startswith(("import textual", "from textual"))
+            for line in p.read_text().splitlines()
+        )
+    ]
     assert offenders == []

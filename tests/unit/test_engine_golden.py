@@ -45,8 +45,12 @@ def test_fuse_session_rank_lifts_a_weaker_turn():
 
 
 def test_merge_windows_cut_at_bounds_and_merge_overlaps():
-    hits = [RankedTurn(1, 5, 3.0, 0.3), RankedTurn(2, 0, 2.0, 0.2), RankedTurn(1, 8, 1.0, 0.1),
-            RankedTurn(1, 1, 0.5, 0.05)]
+    hits = [
+        RankedTurn(1, 5, 3.0, 0.3),
+        RankedTurn(2, 0, 2.0, 0.2),
+        RankedTurn(1, 8, 1.0, 0.1),
+        RankedTurn(1, 1, 0.5, 0.05),
+    ]
     out = merge_windows(hits, w=2, n_turns={1: 10, 2: 2})
     # session 1: [3,7] and [6,9] overlap -> [3,9]; [0,3] shares turn 3 with [3,9] -> merged [0,9]
     # session 2: turn 0 with w=2 cut at 0..1
@@ -58,20 +62,35 @@ def test_merge_windows_cut_at_bounds_and_merge_overlaps():
 def archive():
     svc = build_services()
     sessions = [
-        Session("s:alpha", "Alpha trip", day(1), turns=[
-            Turn(0, "We planned a hiking trip to the alps", "user", day(1)),
-            Turn(1, "Packing list: boots, tent, stove", "user", day(1)),
-            Turn(2, "The tent is green", "user", day(1)),
-            Turn(3, "Weather looks fine", "user", day(1)),
-            Turn(4, "Hiking boots were expensive", "user", day(1)),
-        ]),
-        Session("s:beta", "Beta cooking", day(10), turns=[
-            Turn(0, "Recipe for tomato soup", "user", day(10)),
-            Turn(1, "The stove is broken, cannot cook soup", "user", day(10)),
-        ]),
-        Session("s:gamma", "Gamma hiking", day(20), turns=[
-            Turn(0, "A hiking club meets on Sundays", "user", day(20)),
-        ]),
+        Session(
+            "s:alpha",
+            "Alpha trip",
+            day(1),
+            turns=[
+                Turn(0, "We planned a hiking trip to the alps", "user", day(1)),
+                Turn(1, "Packing list: boots, tent, stove", "user", day(1)),
+                Turn(2, "The tent is green", "user", day(1)),
+                Turn(3, "Weather looks fine", "user", day(1)),
+                Turn(4, "Hiking boots were expensive", "user", day(1)),
+            ],
+        ),
+        Session(
+            "s:beta",
+            "Beta cooking",
+            day(10),
+            turns=[
+                Turn(0, "Recipe for tomato soup", "user", day(10)),
+                Turn(1, "The stove is broken, cannot cook soup", "user", day(10)),
+            ],
+        ),
+        Session(
+            "s:gamma",
+            "Gamma hiking",
+            day(20),
+            turns=[
+                Turn(0, "A hiking club meets on Sundays", "user", day(20)),
+            ],
+        ),
     ]
     svc.ingestor.apply_sessions(sessions, "hand", "generic")
     yield svc
@@ -109,8 +128,9 @@ def test_time_filter_applies_before_scoring(archive):
     only = archive.engine.search("hiking", date(2024, 3, 20), date(2024, 3, 20))
     assert [b.session_id for b in only] == ["s:gamma"]
     # temporal switch off ignores dates
-    off = archive.engine.search("hiking", date(2024, 3, 20), date(2024, 3, 20),
-                                options=SearchOptions(temporal=False))
+    off = archive.engine.search(
+        "hiking", date(2024, 3, 20), date(2024, 3, 20), options=SearchOptions(temporal=False)
+    )
     assert {b.session_id for b in off} == {"s:alpha", "s:gamma"}
 
 

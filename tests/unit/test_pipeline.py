@@ -25,10 +25,12 @@ def svc():
 def chats(tmp_path: Path) -> Path:
     d = tmp_path / "chats"
     d.mkdir()
-    (d / "garden.jsonl").write_text(line("user", "How deep to plant garlic?")
-                                    + line("assistant", "About five centimetres deep."))
-    (d / "bikes.jsonl").write_text(line("user", "Which chain lube for rain?")
-                                   + line("assistant", "A wet lube."))
+    (d / "garden.jsonl").write_text(
+        line("user", "How deep to plant garlic?") + line("assistant", "About five centimetres deep.")
+    )
+    (d / "bikes.jsonl").write_text(
+        line("user", "Which chain lube for rain?") + line("assistant", "A wet lube.")
+    )
     return d
 
 
@@ -50,7 +52,9 @@ def test_grown_jsonl_appends_only_new_turns_and_tolerates_torn_line(svc, chats):
     svc.ingestor.ingest([chats])
     f = chats / "garden.jsonl"
     with f.open("a") as fh:
-        fh.write(line("user", "And when to harvest it?") + line("assistant", "When half the leaves are brown."))
+        fh.write(
+            line("user", "And when to harvest it?") + line("assistant", "When half the leaves are brown.")
+        )
         fh.write('{"role": "user", "content": "half writ')  # torn last line, no newline
     rep = svc.ingestor.ingest([chats])
     assert (rep.added_turns, rep.removed_turns) == (1, 0)
@@ -67,8 +71,9 @@ def test_grown_jsonl_appends_only_new_turns_and_tolerates_torn_line(svc, chats):
 
 def test_changed_file_replaces_exactly_its_own_sessions(svc, chats):
     svc.ingestor.ingest([chats])
-    (chats / "garden.jsonl").write_text(line("user", "How deep to plant tulips?")
-                                        + line("assistant", "Three times the bulb height."))
+    (chats / "garden.jsonl").write_text(
+        line("user", "How deep to plant tulips?") + line("assistant", "Three times the bulb height.")
+    )
     rep = svc.ingestor.ingest([chats])
     assert (rep.added_turns, rep.removed_turns, rep.unchanged_files) == (1, 1, 1)
     assert [b.session_id for b in svc.engine.search("garlic")] == []
@@ -97,8 +102,9 @@ def test_bad_inputs_are_skipped_with_reasons_and_lose_nothing(svc, chats):
     svc.ingestor.ingest([chats])
     for name, data in BAD_FILES.items():
         (chats / name).write_bytes(data)
-    (chats / "latin1.txt").write_bytes("User: Wie weit ist es nach Köln?\nAssistant: Etwa 30 km.\n"
-                                       .encode("latin-1"))
+    (chats / "latin1.txt").write_bytes(
+        "User: Wie weit ist es nach Köln?\nAssistant: Etwa 30 km.\n".encode("latin-1")
+    )
     rep = svc.ingestor.ingest([chats])
     reasons = {Path(s.path).name: s.reason for s in rep.skipped}
     assert set(BAD_FILES) <= set(reasons), reasons

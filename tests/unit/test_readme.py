@@ -23,4 +23,3 @@ def test_ci_runs_the_readme_test_command():
 def test_readme_run_command_uses_the_demo_on_embedded_defaults():
     run_cmd = _block_after("## Run it")
     assert '".[local]"' in run_cmd and run_cmd.endswith("refind demo")
-

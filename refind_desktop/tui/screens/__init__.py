@@ -7,5 +7,16 @@ from .sessions import SessionsPane
 from .settings import SettingsPane
 from .transcript import TranscriptScreen
 
-__all__ = ["AskPane", "AskRecord", "ErrorModal", "HelpScreen", "SearchPane", "SessionsPane", "SettingsPane",
-           "SkippedScreen", "TranscriptScreen", "WelcomeScreen", "answer_question"]
+__all__ = [
+    "AskPane",
+    "AskRecord",
+    "ErrorModal",
+    "HelpScreen",
+    "SearchPane",
+    "SessionsPane",
+    "SettingsPane",
+    "SkippedScreen",
+    "TranscriptScreen",
+    "WelcomeScreen",
+    "answer_question",
+]

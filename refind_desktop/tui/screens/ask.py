@@ -26,21 +26,28 @@ UI_MODES = ("refind", "rawrag", "hybrid", "generic", "one-search")
 BACKENDS = ("llama", "openai")
 
 
-def answer_question(svc, backend, mode: str, question: str, on_event: Callable,
-                    cancel: threading.Event):
+def answer_question(svc, backend, mode: str, question: str, on_event: Callable, cancel: threading.Event):
     """Run one question in `mode` through the core; returns an object with `.answer` and `.citations`."""
     from ...agent import MODES, Agent, AgentConfig
 
     if mode in MODES:
-        agent = Agent(svc.engine, backend, mode=mode, options=svc.search_options(),
-                      config=AgentConfig(max_searches=svc.settings.max_searches))
+        agent = Agent(
+            svc.engine,
+            backend,
+            mode=mode,
+            options=svc.search_options(),
+            config=AgentConfig(max_searches=svc.settings.max_searches),
+        )
         return agent.run(question, on_event=on_event, cancel=cancel)
     from ...rag import RAG_RUNNERS  # light wrappers: numpy and the embedder load only when they run
 
     runner = RAG_RUNNERS.get(mode)
     if runner is None:
-        raise ConfigError(f"mode {mode!r} is not available in this installation; pick refind in the mode "
-                          "menu (or install the extra that provides it)", "mode not available")
+        raise ConfigError(
+            f"mode {mode!r} is not available in this installation; pick refind in the mode "
+            "menu (or install the extra that provides it)",
+            "mode not available",
+        )
     if "cancel" in inspect.signature(runner).parameters:
         return runner(svc, backend, mode, question, None, on_event, cancel=cancel)
     return runner(svc, backend, mode, question, None, on_event)
@@ -89,10 +96,16 @@ class AskPane(Vertical):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="ask-bar"):
-            yield Select([(m, m) for m in UI_MODES], value=self.mode, allow_blank=False, id="ask-mode",
-                         compact=True)
-            yield Select([(b, b) for b in BACKENDS], value=self.backend_name, allow_blank=False,
-                         id="ask-backend", compact=True)
+            yield Select(
+                [(m, m) for m in UI_MODES], value=self.mode, allow_blank=False, id="ask-mode", compact=True
+            )
+            yield Select(
+                [(b, b) for b in BACKENDS],
+                value=self.backend_name,
+                allow_blank=False,
+                id="ask-backend",
+                compact=True,
+            )
             yield Input(placeholder="Ask about your chats, e.g. when is my flight to Lisbon?", id="question")
         with Horizontal(id="ask-body"):
             with Vertical(id="history-box"):
@@ -205,7 +218,9 @@ class AskPane(Vertical):
         """Display a question of this session (the running one or a previous one)."""
         record = self.records[qid]
         self.shown = qid
-        state = {"running": "…", "done": "", "failed": "  (failed)", "cancelled": "  (cancelled)"}[record.state]
+        state = {"running": "…", "done": "", "failed": "  (failed)", "cancelled": "  (cancelled)"}[
+            record.state
+        ]
         self.query_one("#ask-question", Label).update(f"[{record.mode}] {record.question}{state}")
         self.set_class(record.state in ("failed", "cancelled"), "-stopped")
         self.query_one(TrajectoryView).events = tuple(record.events)

@@ -85,10 +85,12 @@ class WelcomeScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Label("Welcome to refind", id="dialog-title")
-            yield Static("refind indexes a folder of chat exports (ChatGPT, Claude, WhatsApp, coding agents…) "
-                         "and keeps it up to date while the app runs. Nothing leaves this computer.\n\n"
-                         "Type the folder that holds your exports, or try the bundled sample chats first. "
-                         "You can change it later in Settings.")
+            yield Static(
+                "refind indexes a folder of chat exports (ChatGPT, Claude, WhatsApp, coding agents…) "
+                "and keeps it up to date while the app runs. Nothing leaves this computer.\n\n"
+                "Type the folder that holds your exports, or try the bundled sample chats first. "
+                "You can change it later in Settings."
+            )
             yield Input(placeholder="~/Downloads/chat-exports", id="welcome-folder")
             yield Label("", id="welcome-error")
             with Horizontal(classes="buttons"):
@@ -106,7 +108,8 @@ class WelcomeScreen(ModalScreen[str | None]):
         path = Path(raw).expanduser() if raw else None
         if path is None or not path.is_dir():
             self.query_one("#welcome-error", Label).update(
-                "That is not a folder; type the full path of the folder with your exports.")
+                "That is not a folder; type the full path of the folder with your exports."
+            )
             self.set_class(True, "-invalid")
             return
         self.dismiss(str(path.resolve()))

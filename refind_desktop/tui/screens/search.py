@@ -68,7 +68,9 @@ class SearchPane(Vertical):
                 box.set_class(False, "-invalid")
             except ValueError:
                 box.set_class(True, "-invalid")
-                self.query_one("#search-summary", Label).update("Dates are written YYYY-MM-DD, e.g. 2025-03-01.")
+                self.query_one("#search-summary", Label).update(
+                    "Dates are written YYYY-MM-DD, e.g. 2025-03-01."
+                )
                 return
         if not query:
             self.query_one(ResultList).results = ("", ())
@@ -95,7 +97,8 @@ class SearchPane(Vertical):
             span = f" between {message.date_from or '…'} and {message.date_to or '…'}"
         n = len(message.blocks)
         self.query_one("#search-summary", Label).update(
-            f"{n} result{'s' if n != 1 else ''} for “{message.query}”{span} ({message.seconds * 1000:.0f} ms)")
+            f"{n} result{'s' if n != 1 else ''} for “{message.query}”{span} ({message.seconds * 1000:.0f} ms)"
+        )
         self.set_class(n == 0, "-empty")
         self.query_one(ResultList).results = (message.query, tuple(message.blocks))
 

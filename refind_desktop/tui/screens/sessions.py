@@ -74,18 +74,32 @@ class SessionsPane(Vertical):
     def _fill(self) -> None:
         text = self.query_one("#sessions-filter", Input).value.strip().lower()
         fmt = self.query_one("#sessions-format", Select).value
-        rows = [s for s in self.sessions
-                if (fmt in (ALL, Select.BLANK) or s.format == fmt)
-                and (not text or text in s.title.lower() or text in s.source.lower()
-                     or text in s.session_id.lower())]
+        rows = [
+            s
+            for s in self.sessions
+            if (fmt in (ALL, Select.BLANK) or s.format == fmt)
+            and (
+                not text
+                or text in s.title.lower()
+                or text in s.source.lower()
+                or text in s.session_id.lower()
+            )
+        ]
         tz = self.app.services.tz  # type: ignore[attr-defined]
         table = self.query_one(DataTable)
         table.clear()
         for s in rows:
-            table.add_row(day(s.started_at.astimezone(tz) if s.started_at else None), s.format, str(s.turns), s.title or s.session_id,
-                          Path(s.source).name, key=s.session_id)
+            table.add_row(
+                day(s.started_at.astimezone(tz) if s.started_at else None),
+                s.format,
+                str(s.turns),
+                s.title or s.session_id,
+                Path(s.source).name,
+                key=s.session_id,
+            )
         self.query_one("#sessions-summary", Label).update(
-            f"{len(rows)} of {len(self.sessions)} sessions, newest first · click a column to sort")
+            f"{len(rows)} of {len(self.sessions)} sessions, newest first · click a column to sort"
+        )
 
     @on(DataTable.RowSelected, "#sessions-table")
     def row_selected(self, event: DataTable.RowSelected) -> None:
@@ -98,8 +112,9 @@ class SessionsPane(Vertical):
         event.stop()
         key = event.column_key
         numeric = key.value == "turns"
-        self.query_one(DataTable).sort(key, key=(lambda v: int(v)) if numeric else None,
-                                       reverse=key.value in ("date", "turns"))
+        self.query_one(DataTable).sort(
+            key, key=(lambda v: int(v)) if numeric else None, reverse=key.value in ("date", "turns")
+        )
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         forward_failure(self, event)

@@ -48,28 +48,53 @@ class SettingsPane(VerticalScroll):
         yield Label("Chat folder (watched while the app runs)", classes="field-label")
         yield Input(s.chat_folder, placeholder="~/chat-exports", id="set-folder")
         yield Label("Answering mode", classes="field-label")
-        yield Select([(m, m) for m in UI_MODES], value=s.mode if s.mode in UI_MODES else "refind",
-                     allow_blank=False, id="set-mode")
+        yield Select(
+            [(m, m) for m in UI_MODES],
+            value=s.mode if s.mode in UI_MODES else "refind",
+            allow_blank=False,
+            id="set-mode",
+        )
         yield Label("Back end", classes="field-label")
-        yield Select([("llama — local model on this computer", "llama"),
-                      ("openai — an OpenAI-compatible server", "openai")],
-                     value=s.backend if s.backend in BACKENDS else "llama", allow_blank=False, id="set-backend")
+        yield Select(
+            [
+                ("llama — local model on this computer", "llama"),
+                ("openai — an OpenAI-compatible server", "openai"),
+            ],
+            value=s.backend if s.backend in BACKENDS else "llama",
+            allow_blank=False,
+            id="set-backend",
+        )
         with Horizontal(classes="group -llama"):
             yield Label("Local model", classes="field-label")
-            yield Select([(EMBEDDED, EMBEDDED)] + [(n, n) for n in self.names] + [(CUSTOM, CUSTOM)],
-                         value=model_choice, allow_blank=False, id="set-model")
-            yield Input(s.model if model_choice == CUSTOM else "", placeholder="/path/to/model.gguf",
-                        id="set-model-path")
+            yield Select(
+                [(EMBEDDED, EMBEDDED)] + [(n, n) for n in self.names] + [(CUSTOM, CUSTOM)],
+                value=model_choice,
+                allow_blank=False,
+                id="set-model",
+            )
+            yield Input(
+                s.model if model_choice == CUSTOM else "",
+                placeholder="/path/to/model.gguf",
+                id="set-model-path",
+            )
         with Horizontal(classes="group -openai"):
             yield Label("Server base URL", classes="field-label")
-            yield Input(s.openai_base_url, placeholder="empty = api.openai.com, or http://localhost:8080/v1",
-                        id="set-base-url")
+            yield Input(
+                s.openai_base_url,
+                placeholder="empty = api.openai.com, or http://localhost:8080/v1",
+                id="set-base-url",
+            )
             yield Label("Model name", classes="field-label")
             yield Input(s.openai_model, id="set-openai-model")
             yield Label("API key", classes="field-label")
-            yield Input("", password=True, id="set-api-key",
-                        placeholder="•••••••• saved; type to replace" if s.openai_api_key
-                        else "not set (or set OPENAI_API_KEY)")
+            yield Input(
+                "",
+                password=True,
+                id="set-api-key",
+                placeholder="•••••••• saved; type to replace"
+                if s.openai_api_key
+                else "not set (or set OPENAI_API_KEY)",
+            )
         yield Static("", id="settings-error")
         with Horizontal(classes="buttons"):
             yield Button("Save", id="settings-save", variant="primary")

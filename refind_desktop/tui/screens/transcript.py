@@ -57,13 +57,21 @@ class TranscriptScreen(Screen[None]):
     def on_mount(self) -> None:
         self.load()
 
-    @work(thread=True, exclusive=True, group="transcript", exit_on_error=False, description="reading a transcript")
+    @work(
+        thread=True,
+        exclusive=True,
+        group="transcript",
+        exit_on_error=False,
+        description="reading a transcript",
+    )
     def load(self) -> None:
         svc = self.app.services  # type: ignore[attr-defined]
         rec = svc.catalog.get_session(self.session_id)
         if rec is None:
-            raise NotFoundError(f"session {self.session_id!r} is no longer in the index; its file may have "
-                                "been removed. Search again to find where the text went.")
+            raise NotFoundError(
+                f"session {self.session_id!r} is no longer in the index; its file may have "
+                "been removed. Search again to find where the text went."
+            )
         lo, hi = 0, None
         if rec.n_turns > MAX_TURNS:
             centre = self.highlight_turn or 0
@@ -74,12 +82,19 @@ class TranscriptScreen(Screen[None]):
     async def on_transcript_loaded(self, message: TranscriptLoaded) -> None:
         self.query_one("#transcript-title", Label).update(message.title or message.session_id)
         self.query_one("#transcript-meta", Label).update(
-            f"{len(message.turns)} turns · {self._short(message.source)} · id {message.session_id}")
+            f"{len(message.turns)} turns · {self._short(message.source)} · id {message.session_id}"
+        )
         tz = self.app.services.tz  # type: ignore[attr-defined]
-        boxes = [TurnBox(t.turn, t.speaker, stamp(t.timestamp.astimezone(tz) if t.timestamp else None),
-                         highlight(t.text, self.keywords) if self.keywords else Text(t.text),
-                         t.turn == self.highlight_turn)
-                 for t in message.turns]
+        boxes = [
+            TurnBox(
+                t.turn,
+                t.speaker,
+                stamp(t.timestamp.astimezone(tz) if t.timestamp else None),
+                highlight(t.text, self.keywords) if self.keywords else Text(t.text),
+                t.turn == self.highlight_turn,
+            )
+            for t in message.turns
+        ]
         container = self.query_one("#turns", VerticalScroll)
         await container.mount_all(boxes)
         self.loaded = True
@@ -89,7 +104,7 @@ class TranscriptScreen(Screen[None]):
         """The source path relative to the chat folder when it lies inside it."""
         folder = getattr(self.app, "folder", None)
         if folder and source.startswith(folder.rstrip("/") + "/"):
-            return source[len(folder.rstrip("/")) + 1:]
+            return source[len(folder.rstrip("/")) + 1 :]
         return source
 
     def action_scroll_to_target(self) -> None:

@@ -19,11 +19,19 @@ class HitItem(ListItem):
 
     def __init__(self, block: Block, keywords: str, tz: tzinfo | None = None) -> None:
         hit = next((t for t in block.turns if t.turn == block.turn), block.turns[0])
-        head = Text.assemble((f"{block.rank}. ", "bold"), (block.session_title or block.session_id, "bold"),
-                             (f"  {day(block.session_date.astimezone(tz) if block.session_date else None)}"
-                              f"  turn {block.turn}", "dim"))
-        body = Text.assemble((f"{hit.speaker}: " if hit.speaker else "", "italic"),
-                             highlight(snippet(hit.text, keywords), keywords))
+        head = Text.assemble(
+            (f"{block.rank}. ", "bold"),
+            (block.session_title or block.session_id, "bold"),
+            (
+                f"  {day(block.session_date.astimezone(tz) if block.session_date else None)}"
+                f"  turn {block.turn}",
+                "dim",
+            ),
+        )
+        body = Text.assemble(
+            (f"{hit.speaker}: " if hit.speaker else "", "italic"),
+            highlight(snippet(hit.text, keywords), keywords),
+        )
         super().__init__(Static(head, classes="hit-head"), Static(body, classes="hit-body"))
         self.block = block
 

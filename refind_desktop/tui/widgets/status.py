@@ -70,7 +70,8 @@ class StatusBar(Horizontal):
         when = s.updated.strftime("%H:%M:%S") if s.updated else "never"
         prefix = "indexing… " if self.indexing is not None else ("👁 " if s.watching else "")
         self.query_one("#status-counts", Label).update(
-            f"{prefix}{s.sources} sources · {s.sessions} sessions · {s.turns} turns · updated {when}")
+            f"{prefix}{s.sources} sources · {s.sessions} sessions · {s.turns} turns · updated {when}"
+        )
         button = self.query_one("#status-skipped", Button)
         button.label = f"{s.skipped} skipped"
         button.set_class(s.skipped > 0, "-warning")

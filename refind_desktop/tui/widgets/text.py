@@ -41,7 +41,7 @@ def snippet(text: str, keywords: str, width: int = 220) -> str:
     pattern = term_pattern(keywords)
     match = pattern.search(flat) if pattern else None
     start = max(0, (match.start() if match else 0) - width // 3)
-    piece = flat[start:start + width]
+    piece = flat[start : start + width]
     return ("…" if start else "") + piece + ("…" if start + width < len(flat) else "")
 
 
@@ -70,16 +70,24 @@ def trajectory_line(event: object) -> Text:
         if event.date_from or event.date_to:  # type: ignore[attr-defined]
             span = f"  [{event.date_from or '…'} → {event.date_to or '…'}]"  # type: ignore[attr-defined]
         hits = len(event.hits)  # type: ignore[attr-defined]
-        line = Text.assemble(("🔎 search ", "bold"), (", ".join(event.keywords), "yellow"),  # type: ignore[attr-defined]
-                             (span, "magenta"), (f"  → {hits} hit{'s' if hits != 1 else ''}", "dim"))
+        line = Text.assemble(
+            ("🔎 search ", "bold"),
+            (", ".join(event.keywords), "yellow"),  # type: ignore[attr-defined]
+            (span, "magenta"),
+            (f"  → {hits} hit{'s' if hits != 1 else ''}", "dim"),
+        )
         return line
     if kind == "note":
         where = ", ".join(f"{s} turn {t}" for s, t in event.saved)  # type: ignore[attr-defined]
         return Text.assemble(("   📝 noted ", "green"), (where or "nothing", ""))
     if kind == "retry":
         state = "gave up" if event.gave_up else "retrying"  # type: ignore[attr-defined]
-        return Text.assemble(("   ↻ ", "red"), (f"invalid {event.stage} output: {event.reason} ({state})", "dim"))  # type: ignore[attr-defined]
+        return Text.assemble(
+            ("   ↻ ", "red"), (f"invalid {event.stage} output: {event.reason} ({state})", "dim")
+        )  # type: ignore[attr-defined]
     if kind == "finish":
-        return Text.assemble(("✓ finished ", "bold green"),
-                             (f"({event.reason}): {event.searches} searches, {event.notes} notes", "dim"))  # type: ignore[attr-defined]
+        return Text.assemble(
+            ("✓ finished ", "bold green"),
+            (f"({event.reason}): {event.searches} searches, {event.notes} notes", "dim"),
+        )  # type: ignore[attr-defined]
     return Text(str(event))

@@ -270,6 +270,32 @@ class TurnIndex:
         )
         return [to_view(searcher.doc(addr)) for _, addr in res.hits]
 
+    def turns_in_time_range(
+        self, session_ids: Iterable[str], lo: datetime | None, hi: datetime | None
+    ) -> set[tuple[int, int]]:
+        """(session ordinal, turn) of every turn of `session_ids` stamped within [lo, hi] (naive UTC
+        bounds, one of them may be None = open; undated turns never match)."""
+        if lo is None and hi is None:
+            raise ValueError("turns_in_time_range needs at least one bound")
+        sids = sorted(set(session_ids))
+        if not sids:
+            return set()
+        query = Query_and(
+            tantivy.Query.term_set_query(self.schema, "session", sids),
+            tantivy.Query.range_query(self.schema, "ts", tantivy.FieldType.Date, lo, hi),
+        )
+        searcher = self.searcher()
+        addrs = [a for _, a in searcher.search(query, limit=max(searcher.num_docs, 1), count=False).hits]
+        if not addrs:
+            return set()
+        return set(
+            zip(
+                (int(s) for s in searcher.fast_field_values("sord", addrs)),
+                (int(t) for t in searcher.fast_field_values("turn", addrs)),
+                strict=True,
+            )
+        )
+
 
 def _make_private(path: Path) -> None:
     """Tighten files an older version created with the default umask."""

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections import defaultdict
 from datetime import UTC, date, tzinfo
 
-import tantivy
-
 from ..index.catalog import Catalog
 from ..index.store import TurnIndex
 from ..search.engine import RankedTurn, SearchEngine, SearchOptions, day_bounds
@@ -96,23 +94,4 @@ class HybridEngine(SearchEngine):
         if not sids:
             return set()
         lo, hi = day_bounds(date_from, date_to, self.tz)
-        schema = self.index.schema
-        query = tantivy.Query.boolean_query(
-            [
-                (tantivy.Occur.Must, tantivy.Query.term_set_query(schema, "session", sids)),
-                (tantivy.Occur.Must, tantivy.Query.range_query(schema, "ts", tantivy.FieldType.Date, lo, hi)),
-            ]
-        )
-        searcher = self.index.searcher()
-        res = searcher.search(query, limit=max(searcher.num_docs, 1), count=False)
-        addrs = [a for _, a in res.hits]
-        if not addrs:
-            return set()
-        found = set(
-            zip(
-                (int(s) for s in searcher.fast_field_values("sord", addrs)),
-                (int(t) for t in searcher.fast_field_values("turn", addrs)),
-                strict=True,
-            )
-        )
-        return found & set(pairs)
+        return self.index.turns_in_time_range(sids, lo, hi) & set(pairs)

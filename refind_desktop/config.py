@@ -70,8 +70,9 @@ def _coerce(name: str, value: object, kind: type) -> object:
         raise ConfigError(f"setting {name!r} must be {kind.__name__}, got {value!r}") from exc
 
 
-def load_settings(path: Path | None = None) -> Settings:
-    """Read defaults, then config.toml, then REFIND_<NAME> environment variables."""
+def load_settings(path: Path | None = None, environment: bool = True) -> Settings:
+    """Read defaults, then config.toml, then (unless `environment` is False: what a front end saves
+    back to the file) REFIND_<NAME> environment variables; every value is checked and typed."""
     path = path or locations.config_file()
     values: dict[str, object] = {}
     kinds: dict[object, type] = {"int": int, int: int, "float": float, float: float}
@@ -86,7 +87,7 @@ def load_settings(path: Path | None = None) -> Settings:
                 raise ConfigError(f"{path}: unknown setting {key!r}; known: {', '.join(sorted(known))}")
             values[key] = _coerce(key, value, known[key])
     for name, kind in known.items():
-        env = os.environ.get("REFIND_" + name.upper())
+        env = os.environ.get("REFIND_" + name.upper()) if environment else None
         if env is not None:
             values[name] = _coerce(name, env, kind)
     return Settings(**values)  # type: ignore[arg-type]

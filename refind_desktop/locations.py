@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import platformdirs
@@ -25,10 +26,70 @@ def _private_dir(path: Path) -> Path:
     return path
 
 
+@dataclass(frozen=True)
+class Paths:
+    """Where one refind home keeps its files: `default_paths()` for the user's, `Paths.under(folder)`
+    for another one (tests and the eval harness pass it to `build_services(paths=...)`)."""
+
+    config_dir: Path
+    """Folder of config.toml."""
+    config_file: Path
+    """The TOML config file."""
+    data_dir: Path
+    """Folder holding the index, catalog, vectors and models."""
+    log_dir: Path
+    """Logs of the watcher and the app."""
+
+    @classmethod
+    def under(cls, home: str | os.PathLike[str], config_file: Path | None = None) -> Paths:
+        """The layout of one folder (what REFIND_HOME selects): config/, data/, logs/."""
+        home = Path(home).expanduser()
+        return cls(
+            home / "config", config_file or home / "config" / "config.toml", home / "data", home / "logs"
+        )
+
+    @property
+    def index_dir(self) -> Path:
+        """The tantivy index folder."""
+        return self.data_dir / "index"
+
+    @property
+    def catalog_file(self) -> Path:
+        """SQLite bookkeeping of files and sessions."""
+        return self.data_dir / "catalog.sqlite"
+
+    @property
+    def models_dir(self) -> Path:
+        """Assembled or downloaded GGUF models."""
+        return self.data_dir / "models"
+
+    def make_data_dirs(self) -> Paths:
+        """Create the data and index folders, readable by the user only; returns self."""
+        _private_dir(self.data_dir)
+        _private_dir(self.index_dir)
+        return self
+
+
+def default_paths() -> Paths:
+    """The user's locations: platformdirs, or one folder when REFIND_HOME is set; REFIND_CONFIG_FILE
+    moves the config file alone."""
+    value = os.environ.get("REFIND_CONFIG_FILE")
+    config_file = Path(value).expanduser() if value else None
+    home = home_override()
+    if home:
+        return Paths.under(home, config_file)
+    config = Path(platformdirs.user_config_dir(APP))
+    return Paths(
+        config,
+        config_file or config / "config.toml",
+        Path(platformdirs.user_data_dir(APP)),
+        Path(platformdirs.user_log_dir(APP)),
+    )
+
+
 def config_dir() -> Path:
     """Folder of config.toml."""
-    home = home_override()
-    return _private_dir(home / "config" if home else Path(platformdirs.user_config_dir(APP)))
+    return _private_dir(default_paths().config_dir)
 
 
 def config_file() -> Path:
@@ -39,8 +100,7 @@ def config_file() -> Path:
 
 def data_dir() -> Path:
     """Folder holding the index, catalog, vectors and models."""
-    home = home_override()
-    return _private_dir(home / "data" if home else Path(platformdirs.user_data_dir(APP)))
+    return _private_dir(default_paths().data_dir)
 
 
 def index_dir() -> Path:
@@ -60,5 +120,4 @@ def models_dir() -> Path:
 
 def log_dir() -> Path:
     """Logs of the watcher and the app."""
-    home = home_override()
-    return _private_dir(home / "logs" if home else Path(platformdirs.user_log_dir(APP)))
+    return _private_dir(default_paths().log_dir)

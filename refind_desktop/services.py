@@ -1,21 +1,34 @@
-"""build_services(): the one factory that wires config, index, catalog, ingest and search for every front end."""
+"""build_services(): the one factory that wires config, index, catalog, ingest and search for every front end.
+
+Also the core of `refind reindex` (`reindex`). Called by the CLI, the TUI, the eval harness, the
+benchmarks and the tests; `paths` points it at another refind home without environment variables.
+"""
 
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timezone, tzinfo
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from . import locations
 from .config import Settings, load_settings
 from .errors import ConfigError
 from .index.catalog import Catalog
 from .index.journal import JOURNAL_NAME
+from .index.lock import LOCK_NAME, writer_lock
 from .index.store import TurnIndex
-from .ingest.pipeline import Ingestor
+from .ingest.pipeline import Ingestor, IngestProgress, IngestReport
+from .locations import Paths, default_paths
 from .rag.state import StaleMarker, vectors_folder
 from .search.engine import SearchEngine, SearchOptions
+from .types import Session
+
+if TYPE_CHECKING:  # heavy (numpy, the embedding model): imported where they are built
+    from .rag.dense import DenseRetriever
+    from .rag.hybrid import HybridEngine
 
 
 def resolve_tz(name: str) -> tzinfo:
@@ -44,7 +57,19 @@ class Services:
     ingestor: Ingestor
     engine: SearchEngine
     tz: tzinfo
-    extras: dict = field(default_factory=dict)
+    paths: Paths = field(default_factory=default_paths)
+    """Where this home's config, index, catalog and logs live."""
+    # Built on first use by the modes that need them, then kept for the life of the services:
+    dense: DenseRetriever | None = None
+    """Raw-RAG retriever over this index's vectors (`rag.rawrag.dense_for`)."""
+    hybrid: HybridEngine | None = None
+    """Four-way RRF engine of the single-shot `hybrid` eval mode (`rag/eval_modes.py`)."""
+    vectors_current: bool = False
+    """True once the eval harness embedded this haystack's windows (`rag/eval_modes.py`)."""
+    eval_sessions: list[Session] = field(default_factory=list)
+    """The eval haystack's parsed sessions, for eval modes with an index of their own (`eval/runner.py`)."""
+    bm25s_anchor: tuple[Any, ...] | None = None
+    """(bm25s module, stemmer, model, turn keys) of the eval's external bm25s anchor (`eval/modes.py`)."""
 
     def search_options(self, **overrides: object) -> SearchOptions:
         """Engine options from settings, with per-call overrides."""
@@ -56,12 +81,14 @@ class Services:
         self.catalog.close()
 
 
-def build_services(settings: Settings | None = None) -> Services:
-    """Open (creating when needed) the index and catalog under the configured data dir."""
-    settings = settings or load_settings()
+def build_services(settings: Settings | None = None, paths: Paths | None = None) -> Services:
+    """Open (creating when needed) the index and catalog of `paths` (default: the user's locations,
+    moved by REFIND_HOME); `settings` default to `load_settings` of that home's config file."""
+    paths = (paths or default_paths()).make_data_dirs()
+    settings = settings or load_settings(paths.config_file)
     tz = resolve_tz(settings.timezone)
-    index = TurnIndex(locations.index_dir(), lock_wait=settings.lock_wait)
-    catalog = Catalog(locations.catalog_file())
+    index = TurnIndex(paths.index_dir, lock_wait=settings.lock_wait)
+    catalog = Catalog(paths.catalog_file)
     return Services(
         settings=settings,
         index=index,
@@ -69,14 +96,50 @@ def build_services(settings: Settings | None = None) -> Services:
         ingestor=Ingestor(index, catalog, tz, listeners=[StaleMarker(vectors_folder(index.path))]),
         engine=SearchEngine(index, catalog, tz),
         tz=tz,
+        paths=paths,
     )
 
 
-def wipe_index() -> None:
+def wipe_index(paths: Paths | None = None) -> None:
     """Delete the index and catalog so `reindex` can rebuild them (call it holding the writer lock)."""
-    shutil.rmtree(locations.index_dir(), ignore_errors=True)
-    (locations.data_dir() / JOURNAL_NAME).unlink(missing_ok=True)
+    paths = paths or default_paths()
+    shutil.rmtree(paths.index_dir, ignore_errors=True)
+    (paths.data_dir / JOURNAL_NAME).unlink(missing_ok=True)
     for suffix in ("", "-wal", "-shm"):
-        p = locations.catalog_file().with_name(locations.catalog_file().name + suffix)
+        p = paths.catalog_file.with_name(paths.catalog_file.name + suffix)
         if p.exists():
             p.unlink()
+
+
+@dataclass
+class ReindexResult:
+    """What `reindex` did: the ingest of the recorded sources, and the ones that no longer exist."""
+
+    report: IngestReport
+    gone: list[Path]
+
+
+def reindex(
+    settings: Settings | None = None,
+    paths: Paths | None = None,
+    progress: Callable[[IngestProgress], None] | None = None,
+) -> ReindexResult:
+    """Rebuild the index from the recorded source files: read their list, wipe index and catalog, then
+    ingest the files that still exist again. All under the writer lock, so no other refind process
+    writes in between; files that are gone are reported, not re-ingested."""
+    paths = (paths or default_paths()).make_data_dirs()
+    settings = settings or load_settings(paths.config_file)
+    with writer_lock(paths.data_dir / LOCK_NAME).hold(settings.lock_wait):
+        catalog = Catalog(paths.catalog_file)
+        try:
+            sources = [Path(f.path) for f in catalog.files()]
+        finally:
+            catalog.close()
+        wipe_index(paths)
+        present = [p for p in sources if p.exists()]
+        svc = build_services(settings, paths)
+        try:
+            report = svc.ingestor.ingest(present, force=True, progress=progress)
+        finally:
+            svc.close()
+    return ReindexResult(report, [p for p in sources if p not in present])

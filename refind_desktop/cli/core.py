@@ -207,23 +207,18 @@ def cmd_forget(args: argparse.Namespace) -> int:
 
 
 def cmd_reindex(args: argparse.Namespace) -> int:
-    """`refind reindex`: read the source list, wipe, ingest again."""
-    from .. import locations
+    """`refind reindex`: the core's `reindex` (read the source list, wipe, ingest again) with a progress bar."""
     from ..config import load_settings
-    from ..index.catalog import Catalog
-    from ..index.lock import LOCK_NAME, writer_lock
-    from ..services import wipe_index
+    from ..services import reindex
 
-    with writer_lock(locations.data_dir() / LOCK_NAME).hold(load_settings().lock_wait):
-        cat = Catalog(locations.catalog_file())
-        paths = [Path(f.path) for f in cat.files()]
-        cat.close()
-        wipe_index()
-        svc = services()
-        present = [p for p in paths if p.exists()]
-        for p in paths:
-            if not p.exists():
-                print(f"gone, not re-ingested: {p}", file=sys.stderr)
-        report = run_ingest(svc, present, force=True)
-    print_ingest_report(report)
+    bar = Progress("ingesting")
+    try:
+        result = reindex(
+            load_settings(), progress=lambda p: bar.update(p.files_done, p.files_total, Path(p.current).name)
+        )
+    finally:
+        bar.close()
+    for p in result.gone:
+        print(f"gone, not re-ingested: {p}", file=sys.stderr)
+    print_ingest_report(result.report)
     return 0

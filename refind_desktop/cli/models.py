@@ -142,7 +142,7 @@ def cmd_use(args: argparse.Namespace) -> int:
                 print(
                     f"note: {value} is not downloaded yet; run `refind models pull {value}`", file=sys.stderr
                 )
-    settings = load_settings()
+    settings = load_settings(environment=False)  # REFIND_* values stay in the environment
     written = save_settings(settings.replace(model=value))
     print(f"model = {value or '(embedded default)'}  (written to {written})")
     return 0

@@ -2,8 +2,8 @@
 
 A mode is a function `fn(services, question, k) -> list[(session_id, turn)]`, best first, long enough
 to hold k distinct sessions and k turns where the haystack allows. The harness indexes one haystack per
-`Services` and puts its parsed sessions in `services.extras["eval_sessions"]` (for modes that build
-their own index, e.g. bm25s or dense); `services.extras` is a per-haystack cache. Other packages add
+`Services` and puts its parsed sessions in `services.eval_sessions` (for modes that build their own
+index, e.g. bm25s or dense); the typed cache fields of `Services` live per haystack. Other packages add
 modes with `register_mode` (the raw-RAG package registers `dense` and `hybrid`).
 """
 
@@ -132,7 +132,7 @@ register_mode(
 def bm25s_mode(services, question: str, k: int) -> list[Hit]:
     """Reference BM25 with the bm25s library (k1 1.2, b 0.75, English stop-words, Snowball stemmer)
     over the same turns; turns with score 0 are dropped, as tantivy only returns matches."""
-    state = services.extras.get("bm25s")
+    state = services.bm25s_anchor
     if state is None:
         try:
             import bm25s
@@ -141,7 +141,7 @@ def bm25s_mode(services, question: str, k: int) -> list[Hit]:
             raise MissingDependencyError(
                 'the bm25s anchor needs `pip install "refind-desktop[bench]"`'
             ) from exc
-        sessions = services.extras.get("eval_sessions") or []
+        sessions = services.eval_sessions
         keys = [(s.session_id, t.index) for s in sessions for t in s.turns]
         stemmer = Stemmer.Stemmer("english")
         model = bm25s.BM25(k1=1.2, b=0.75)
@@ -151,7 +151,7 @@ def bm25s_mode(services, question: str, k: int) -> list[Hit]:
                 bm25s.tokenize(texts, stopwords="en", stemmer=stemmer, show_progress=False),
                 show_progress=False,
             )
-        state = services.extras["bm25s"] = (bm25s, stemmer, model, keys)
+        state = services.bm25s_anchor = (bm25s, stemmer, model, keys)
     bm25s, stemmer, model, keys = state
     if not keys:
         return []

@@ -25,7 +25,7 @@ from .datasets import EvalUnit
 def unit_services(unit: EvalUnit, dataset: str, settings: Settings | None = None) -> Iterator[Services]:
     """Services over a fresh index in a temporary folder holding only this unit's haystack (UTC).
 
-    The parsed sessions are left in `services.extras["eval_sessions"]` for modes with their own index.
+    The parsed sessions are left in `services.eval_sessions` for modes with their own index.
     """
     settings = (settings or Settings()).replace(timezone="UTC")
     with tempfile.TemporaryDirectory(prefix="refind-eval-") as tmp:
@@ -42,7 +42,7 @@ def unit_services(unit: EvalUnit, dataset: str, settings: Settings | None = None
         )
         try:
             svc.ingestor.apply_sessions(unit.sessions, f"eval:{dataset}:{unit.unit_id}", dataset)
-            svc.extras["eval_sessions"] = unit.sessions
+            svc.eval_sessions = unit.sessions
             yield svc
         finally:
             svc.close()

@@ -13,9 +13,9 @@ from .rawrag import dense_for
 def _ready(services: Any):
     """The haystack's dense retriever, its windows embedded once per haystack."""
     dense = dense_for(services)
-    if not services.extras.get("embedded"):
+    if not services.vectors_current:
         dense.catch_up()
-        services.extras["embedded"] = True
+        services.vectors_current = True
     return dense
 
 
@@ -50,9 +50,9 @@ def hybrid_mode(services: Any, question: str, k: int) -> list[Hit]:
     """Four-way RRF (BM25 turn + session, dense turn + session), single shot."""
     from .hybrid import HybridEngine
 
-    engine = services.extras.get("hybrid_engine")
+    engine = services.hybrid
     if engine is None:
-        engine = services.extras["hybrid_engine"] = HybridEngine(
+        engine = services.hybrid = HybridEngine(
             services.index, services.catalog, _ready(services), services.tz
         )
     ranked = engine.candidates(question, options=SearchOptions())

@@ -27,10 +27,10 @@ FALLBACK = "dense-order fallback"
 
 def dense_for(svc: Any) -> DenseRetriever:
     """The services' dense retriever (vectors beside its index), created once per Services."""
-    dense = svc.extras.get("dense")
+    dense = svc.dense
     if dense is None:
         s = svc.settings
-        dense = svc.extras["dense"] = DenseRetriever(
+        dense = svc.dense = DenseRetriever(
             svc.index,
             svc.catalog,
             getattr(s, "embed_model", ""),

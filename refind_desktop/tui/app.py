@@ -6,7 +6,6 @@ Built by `refind` / `refind tui` (cli/tui.py) and by the tests, always from `bui
 from __future__ import annotations
 
 import threading
-import tomllib
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
@@ -20,9 +19,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
-from .. import locations
-from ..config import Settings, save_settings
-from ..errors import ConfigError, RefindError
+from ..config import Settings, load_settings, save_settings
+from ..errors import RefindError
 from ..services import Services
 from .messages import (
     BackendReady,
@@ -55,15 +53,6 @@ def default_backend_factory(settings: Settings, progress: Callable[[int, int], N
     from ..llm.factory import make_backend
 
     return make_backend(settings, progress=progress)
-
-
-def _file_settings() -> Settings:
-    """The settings stored in config.toml alone (no environment or command-line layers)."""
-    path = locations.config_file()
-    try:
-        return Settings(**tomllib.loads(path.read_text(encoding="utf-8"))) if path.exists() else Settings()
-    except (tomllib.TOMLDecodeError, TypeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path} cannot be read ({exc}); fix or delete it, then save again") from exc
 
 
 class RefindApp(App[None]):
@@ -317,8 +306,15 @@ class RefindApp(App[None]):
         old = self.settings
         self.settings = self.services.settings = old.replace(**changes)
         if persist:
-            save_settings(_file_settings().replace(**changes))
-            self.notify("settings saved", timeout=3)
+            path = self.services.paths.config_file
+            try:  # the file's own layer only: environment and --folder values are not written back
+                save_settings(load_settings(path, environment=False).replace(**changes), path)
+            except RefindError as exc:
+                self.push_screen(
+                    ErrorModal("settings not saved", f"{exc.message}\n\nThe change applies until you quit.")
+                )
+            else:
+                self.notify("settings saved", timeout=3)
         folder = changes.get("chat_folder")
         if folder and str(folder) != (self.folder or ""):
             self.folder_override = None

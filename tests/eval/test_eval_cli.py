@@ -95,7 +95,7 @@ def test_eval_retrieval_locomo_process_pool(tmp_path: Path, capsys: pytest.Captu
 
 def test_registered_mode_is_scored(capsys: pytest.CaptureFixture):
     def reverse_catalog(services, question: str, k: int):
-        sessions = services.extras["eval_sessions"]
+        sessions = services.eval_sessions
         return [(s.session_id, t.index) for s in reversed(sessions) for t in s.turns]
 
     modes.register_mode("test-reverse", reverse_catalog, note="test mode")

@@ -62,9 +62,9 @@ def fake() -> FakeEmbedder:
 @pytest.fixture
 def svc(fake):
     services = build_services()
-    services.extras["dense"] = DenseRetriever(
+    services.dense = DenseRetriever(
         services.index, services.catalog, embedder=fake, reranker=(None, "no cross-encoder configured (test)")
     )
     yield services
-    services.extras["dense"].close()
+    services.dense.close()
     services.close()

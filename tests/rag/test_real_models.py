@@ -53,7 +53,7 @@ def embedder():
 @pytest.fixture
 def real(embedder):
     svc = build_services()
-    svc.extras["dense"] = DenseRetriever(
+    svc.dense = DenseRetriever(
         svc.index, svc.catalog, embedder=embedder, reranker=(None, "no cross-encoder configured")
     )
     svc.ingestor.apply_sessions(ARCHIVE, "src", "generic")

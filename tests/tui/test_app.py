@@ -63,6 +63,27 @@ class TestSettings:
         assert "openai_api_key" not in stored  # the key given in memory was never typed into the form
         assert locations.config_file().stat().st_mode & 0o077 == 0
 
+    async def test_save_goes_through_load_settings_validation(self, make_app, monkeypatch):
+        """A config.toml value of the wrong type is reported, not copied back; the environment is not saved."""
+        monkeypatch.setenv("REFIND_TOP_K", "9")
+        app = make_app()
+        path = locations.config_file()
+        path.write_text('n_ctx = "big"\n')  # edited by hand while the app runs
+        async with app.run_test(size=(120, 50)) as pilot:
+            await wait_indexed(pilot)
+            app.update_settings(persist=True, mode="one-search")
+            await wait_for(pilot, lambda: isinstance(app.screen, ErrorModal))
+            assert app.screen.error_title == "settings not saved" and "n_ctx" in app.screen.message
+            assert app.settings.mode == "one-search"  # applied for this run
+            await pilot.pause()
+            await pilot.press("escape")
+            path.write_text("n_ctx = 4096\n")
+            app.update_settings(persist=True, mode="generic")
+            await pilot.pause()
+            assert not isinstance(app.screen, ErrorModal)
+        stored = tomllib.loads(path.read_text())
+        assert stored == {"n_ctx": 4096, "mode": "generic"}  # REFIND_TOP_K stayed in the environment
+
     async def test_bad_folder_is_refused(self, make_app, tmp_path):
         app = make_app()
         async with app.run_test(size=(120, 50)) as pilot:

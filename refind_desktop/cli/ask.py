@@ -10,6 +10,7 @@ from datetime import datetime, time
 from pathlib import Path
 
 from ..errors import ConfigError, NotFoundError
+from ..llm.factory import BACKENDS
 from ..rag import RAG_RUNNERS
 from ..search.engine import block_to_json
 from .common import print_json, services
@@ -29,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "single search straight to the answer; rawrag: dense windows + rerank "
         "(needs `refind embed`); hybrid: the agent over BM25+dense four-way RRF",
     )
-    p.add_argument("--backend", choices=("llama", "openai"), default=None, help="model back end")
+    p.add_argument("--backend", choices=tuple(BACKENDS), default=None, help="model back end")
     p.add_argument("--model", default=None, metavar="NAME|PATH", help="catalog name or GGUF path")
     p.add_argument(
         "--now",

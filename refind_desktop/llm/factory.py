@@ -12,7 +12,9 @@ from ..errors import ConfigError
 from .base import LLMBackend
 from .catalog import Progress, resolve_model
 
-BACKENDS = ("llama", "openai")
+BACKENDS = {"llama": "local model on this computer", "openai": "an OpenAI-compatible server"}
+"""Every model back end, name → what it is: the one list behind `make_backend`, `refind ask --backend`
+and the TUI menus."""
 
 
 def make_backend(

@@ -84,6 +84,18 @@ class TestSettings:
         stored = tomllib.loads(path.read_text())
         assert stored == {"n_ctx": 4096, "mode": "generic"}  # REFIND_TOP_K stayed in the environment
 
+    async def test_backend_menus_list_the_factory_backends(self, make_app):
+        from textual.widgets import Select
+
+        from refind_desktop.llm.factory import BACKENDS
+
+        app = make_app()
+        async with app.run_test(size=(120, 50)) as pilot:
+            await wait_indexed(pilot)
+            for menu in ("#ask-backend", "#set-backend"):
+                select = app.query_one(menu, Select)
+                assert [value for _, value in select._options if value is not Select.BLANK] == list(BACKENDS)
+
     async def test_bad_folder_is_refused(self, make_app, tmp_path):
         app = make_app()
         async with app.run_test(size=(120, 50)) as pilot:

@@ -19,11 +19,11 @@ from textual.widgets import Input, Label, ListItem, ListView, ProgressBar, Selec
 from textual.worker import Worker, WorkerState
 
 from ...errors import ConfigError
+from ...llm.factory import BACKENDS
 from ..messages import AgentStepped, AnswerStreamed, QuestionAnswered, forward_failure
 from ..widgets.answer import AnswerView, TrajectoryView
 
 UI_MODES = ("refind", "rawrag", "hybrid", "generic", "one-search")
-BACKENDS = ("llama", "openai")
 
 
 def answer_question(svc, backend, mode: str, question: str, on_event: Callable, cancel: threading.Event):

@@ -12,7 +12,8 @@ from textual.message import Message
 from textual.widgets import Button, Input, Label, Select, Static
 
 from ...config import Settings
-from .ask import BACKENDS, UI_MODES
+from ...llm.factory import BACKENDS
+from .ask import UI_MODES
 
 EMBEDDED = "(embedded default)"
 CUSTOM = "(a GGUF file path…)"
@@ -56,10 +57,7 @@ class SettingsPane(VerticalScroll):
         )
         yield Label("Back end", classes="field-label")
         yield Select(
-            [
-                ("llama — local model on this computer", "llama"),
-                ("openai — an OpenAI-compatible server", "openai"),
-            ],
+            [(f"{name} — {what}", name) for name, what in BACKENDS.items()],
             value=s.backend if s.backend in BACKENDS else "llama",
             allow_blank=False,
             id="set-backend",

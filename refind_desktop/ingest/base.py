@@ -211,3 +211,18 @@ def iter_jsonl(path: Path, ctx: ParseContext, stats: JsonlStats | None = None) -
                 continue
             stats.valid += 1
             yield lineno, value
+
+
+def fill_turn_times(turns: list[Turn], default: datetime | None) -> None:
+    """Give untimed turns the previous turn's time (the session start for leading ones)."""
+    last = default
+    for t in turns:
+        if t.timestamp is None:
+            t.timestamp = last
+        else:
+            last = t.timestamp
+
+
+def roles_present(messages: list[Message]) -> list[str]:
+    """The distinct roles of `messages` in first-seen order (session participants)."""
+    return list(dict.fromkeys(m.role for m in messages))

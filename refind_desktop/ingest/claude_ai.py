@@ -15,8 +15,16 @@ from pathlib import Path
 from typing import Any
 
 from ..types import Session
-from .base import Message, ParseContext, finish_session, pair_turns, parse_timestamp
-from .chatgpt import fill_turn_times, roles_present, stream_sessions
+from .base import (
+    Message,
+    ParseContext,
+    fill_turn_times,
+    finish_session,
+    pair_turns,
+    parse_timestamp,
+    roles_present,
+)
+from .jsonstream import stream_sessions
 
 ROOT_SENTINEL = "00000000-0000-4000-8000-000000000000"
 SENDER_ROLES = {"human": "user", "user": "user", "assistant": "assistant"}

@@ -21,7 +21,7 @@ import ijson
 from ..errors import ParseError
 from ..types import Session
 from .base import Message, ParseContext, finish_session, multiparty_turns, parse_timestamp
-from .chatgpt import STREAM_ERRORS, JsonSource, error_reason, open_json
+from .jsonstream import STREAM_ERRORS, JsonSource, error_reason, open_json
 
 KEPT_TYPES = {"Default", "Reply", "ChatInputCommand", "ContextMenuCommand"}
 _PART = re.compile(r"\[part (\d+)\]", re.IGNORECASE)

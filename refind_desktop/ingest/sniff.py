@@ -10,6 +10,9 @@ from __future__ import annotations
 import json
 import re
 
+from .generic import count_labels
+from .whatsapp import is_whatsapp_line
+
 _ROLE_KEYS = {"role", "author", "sender", "from"}
 _TEXT_KEYS = {"content", "text", "value", "message"}
 _CC_TYPES = {
@@ -338,9 +341,6 @@ def _match_line_keys(keys: list[str], body: str) -> str | None:
 
 def sniff_text(text: str, whatsapp_name: bool) -> str | None:
     """T1 (WhatsApp date-prefixed lines) then T2 (User:/Assistant: labelled transcript)."""
-    from .generic import count_labels
-    from .whatsapp import is_whatsapp_line
-
     lines = [ln for ln in re.split(r"\r\n|\r|\n", text) if ln.strip()][:10]
     hits = sum(1 for ln in lines if is_whatsapp_line(ln))
     if hits >= 2 or (hits and whatsapp_name):

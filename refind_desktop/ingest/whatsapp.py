@@ -17,7 +17,7 @@ from pathlib import Path
 from ..errors import ParseError
 from ..types import Session
 from .base import Message, ParseContext, as_utc, finish_session, multiparty_turns, stable_id
-from .detect import read_text
+from .decoding import read_text
 
 _SP = "[ \u202f\u00a0]"
 # Date, time, optional AM/PM, optional "]" and " -"/":" separator, then the rest of the line.

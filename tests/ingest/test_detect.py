@@ -13,8 +13,10 @@ import pytest
 
 from refind_desktop.errors import ParseError
 from refind_desktop.ingest.base import ParseContext
-from refind_desktop.ingest.detect import FORMATS, Skipped, Source, detect_file, discover, read_text
-from refind_desktop.ingest.formats import get_parser
+from refind_desktop.ingest.decoding import read_text
+from refind_desktop.ingest.detect import detect_file
+from refind_desktop.ingest.formats import FORMATS, get_parser
+from refind_desktop.ingest.walker import Skipped, Source, discover
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "detect"
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "fixtures"

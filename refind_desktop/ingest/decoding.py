@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .base import ParseContext
+if TYPE_CHECKING:
+    from .base import ParseContext
 
 
 def decode_head(data: bytes, complete: bool = True) -> str | None:
@@ -35,7 +37,11 @@ def decode_head(data: bytes, complete: bool = True) -> str | None:
 
 def read_text(path: Path, ctx: ParseContext | None = None) -> str:
     """Read a whole text file: UTF-8 (BOM ok), UTF-16/32 with BOM, else cp1252 with a warning."""
-    data = Path(path).read_bytes()
+    return decode_text(Path(path).read_bytes(), str(path), ctx)
+
+
+def decode_text(data: bytes, where: str, ctx: ParseContext | None = None) -> str:
+    """Decode a whole text file's bytes (see `read_text`); `where` names it in the warning."""
     enc = bom_encoding(data) or (bomless_utf16(data) if b"\x00" in data[:4096] else None)
     if enc is not None:
         text = data.decode(enc, errors="replace")
@@ -44,7 +50,7 @@ def read_text(path: Path, ctx: ParseContext | None = None) -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
         if ctx is not None:
-            ctx.warn(f"{path}: not UTF-8, decoded as cp1252")
+            ctx.warn(f"{where}: not UTF-8, decoded as cp1252")
         return data.decode("cp1252", errors="replace")
 
 

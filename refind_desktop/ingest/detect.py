@@ -10,13 +10,19 @@ from __future__ import annotations
 import gzip
 import os
 import re
+import stat
 import zipfile
 import zlib
 from pathlib import Path
+from typing import IO
 
 from ..errors import ParseError
 from . import sniff
+from .base import ZSTD_MAGIC
 from .decoding import decode_head
+from .limits import LimitExceeded, Limits, check_member, check_zip, open_zst
+from .slack import zip_root as slack_zip_root
+from .whatsapp import CHAT_FILE as WHATSAPP_NAME
 
 SNIFF_BYTES = 64 * 1024
 CONVERSATIONS_NAME = re.compile(r"^conversations(?:-\d+)?\.json$")
@@ -29,13 +35,11 @@ _D1 = re.compile(
     + r"/subagents/agent-[^/]+\.jsonl|agent-[^/]+\.jsonl)$"
 )
 _D2 = re.compile(r"(?:^|/)(?:sessions/\d{4}/\d{2}/\d{2}|archived_sessions)/rollout-[^/]+\.jsonl(?:\.zst)?$")
-WHATSAPP_NAME = re.compile(
-    r"^(?:WhatsApp Chat with .+|WhatsApp Chat - .+|_chat|Conversa do WhatsApp com .+)\.txt$", re.IGNORECASE
-)
 _D8 = re.compile(r" - \d{4}-\d{2}-\d{2}@\d{2}h\d{2}m\d{2}s\d{3}ms\.jsonl$")
 _D9 = re.compile(r"^chat-export-\d{13}\.json$")
 _SLACK_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}\.json$")
 GZIP_FORMATS = {"longmemeval", "locomo"}  # parsers that read .json.gz themselves
+ZST_FORMATS = {"codex", "claude_code", "sillytavern"}  # JSONL parsers that read .zst themselves
 _PROMPT_HISTORY = re.compile(r"(?:^|/)\.(?:claude|codex)/(?:history|session_index)\.jsonl$")
 _MAGIC = {b"\x28\xb5\x2f\xfd": "zstd", b"BZh": "bzip2", b"\xfd7zXZ": "xz"}
 
@@ -48,9 +52,10 @@ class UndetectedError(ParseError):
         self.reason = reason
 
 
-def detect_file(path: Path) -> str:
+def detect_file(path: Path, limits: Limits | None = None) -> str:
     """Return the format name of `path` (file, .zip or Slack folder) or raise `ParseError`."""
     path = Path(path)
+    limits = limits or Limits()
     try:
         if path.is_dir():
             if is_slack_dir(path):
@@ -60,7 +65,11 @@ def detect_file(path: Path) -> str:
                 "folder that is not a Slack export (no channels.json + users.json "
                 "with per-day channel files)",
             )
-        size = path.stat().st_size
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode):
+            kind = "named pipe (FIFO)" if stat.S_ISFIFO(st.st_mode) else "socket or device"
+            raise UndetectedError(path, f"not a regular file ({kind}); refind reads only regular files")
+        size = st.st_size
         if size == 0:
             raise UndetectedError(path, "empty file")
         posix = path.as_posix()
@@ -73,9 +82,11 @@ def detect_file(path: Path) -> str:
         with path.open("rb") as f:
             head = f.read(SNIFF_BYTES)
         if head.startswith(b"PK\x03\x04") or path.suffix.lower() == ".zip":
-            return _detect_zip(path)
+            return _detect_zip(path, limits)
         if head.startswith(b"\x1f\x8b"):
             return _detect_gzip(path)
+        if head.startswith(ZSTD_MAGIC):
+            return _detect_zst(path, limits)
         return _detect_bytes(head, size <= len(head), path.name, path)
     except FileNotFoundError:
         if path.is_symlink():
@@ -105,7 +116,9 @@ def _detect_bytes(head: bytes, complete: bool, name: str, path: Path | str) -> s
         try:
             return sniff.sniff_json(body, complete, lower)
         except sniff.Unknown as e:
-            if lower.endswith((".json", ".jsonl", ".ndjson")) or not complete:
+            # A "[" or "{" is one weak signal: iOS WhatsApp lines start with "[12/03/2024, ...".
+            # Only a JSON file name makes the JSON verdict final; otherwise the text rules get a say.
+            if lower.endswith((".json", ".jsonl", ".ndjson")):
                 raise UndetectedError(path, e.reason) from None
             json_reason = "" if e.reason.startswith("not valid JSON") else e.reason  # e.g. TOML, Markdown
     else:
@@ -140,10 +153,43 @@ def _detect_gzip(path: Path) -> str:
     return fmt
 
 
-def _detect_zip(path: Path) -> str:
+def _detect_zst(path: Path, limits: Limits) -> str:
+    """Sniff the start of a zstd stream (Codex keeps cold rollouts as `.jsonl.zst`)."""
+    try:
+        with open_zst(path, limits) as f:
+            head = _read_up_to(f, SNIFF_BYTES)
+            complete = len(head) < SNIFF_BYTES or not f.read(1)
+    except LimitExceeded as e:
+        raise UndetectedError(path, e.message.split(": ", 1)[-1]) from None
+    except Exception as e:  # zstandard.ZstdError and friends
+        raise UndetectedError(path, f"zstd-compressed file that does not decompress ({e})") from None
+    if not head.strip():
+        raise UndetectedError(path, "zstd-compressed file: decompress it first, then ingest the result")
+    inner = path.name[:-4] if path.name.lower().endswith(".zst") else path.name
+    fmt = _detect_bytes(head, complete, inner, path)
+    if fmt not in ZST_FORMATS:
+        raise UndetectedError(
+            path, f"zstd-compressed {fmt} file: decompress it first, then ingest the result"
+        )
+    return fmt
+
+
+def _read_up_to(f: IO[bytes], n: int) -> bytes:
+    chunks, got = [], 0
+    while got < n and (chunk := f.read(n - got)):
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def _detect_zip(path: Path, limits: Limits) -> str:
     try:
         with zipfile.ZipFile(path) as zf:
-            names = [n for n in zf.namelist() if not n.endswith("/")]
+            try:
+                check_zip(path, zf, limits)
+            except LimitExceeded as e:
+                raise UndetectedError(path, e.message.split(": ", 1)[-1]) from None
+            names = [n for n in zf.namelist() if not n.endswith("/") and not n.startswith("__MACOSX/")]
             base = {n.rsplit("/", 1)[-1] for n in names}
             convs = sorted(
                 (n for n in names if CONVERSATIONS_NAME.match(n.rsplit("/", 1)[-1])),
@@ -177,12 +223,26 @@ def _detect_zip(path: Path) -> str:
                     f"zip holds {convs[0]} that is neither a ChatGPT nor a "
                     f"Claude.ai export (detected as {fmt or 'unknown'})",
                 )
+            if slack_zip_root(names) is not None:
+                return "slack"
+            chats = sorted(
+                (n for n in names if WHATSAPP_NAME.match(n.rsplit("/", 1)[-1])),
+                key=lambda n: (n.count("/"), n),
+            )
+            if chats:
+                info = zf.getinfo(chats[0])
+                try:
+                    check_member(path, info, limits)
+                except LimitExceeded as e:
+                    raise UndetectedError(path, e.message.split(": ", 1)[-1]) from None
+                with zf.open(info) as member:
+                    head = member.read(SNIFF_BYTES)
+                    complete = len(head) < SNIFF_BYTES or not member.read(1)
+                if sniff.sniff_text(decode_head(head, complete) or "", True) == "whatsapp":
+                    return "whatsapp"
+                raise UndetectedError(path, f"zip holds {chats[0]} without WhatsApp message lines")
     except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError) as e:
         raise UndetectedError(path, f"corrupt or unsupported zip archive: {e}") from None
-    if "channels.json" in base and ("users.json" in base or "org_users.json" in base):
-        raise UndetectedError(path, "Slack export zip: unzip it and ingest the folder")
-    if any(WHATSAPP_NAME.match(b) for b in base):
-        raise UndetectedError(path, "WhatsApp export zip: unzip it and ingest the .txt inside")
     shown = ", ".join(sorted(base)[:5]) + (", ..." if len(base) > 5 else "")
     raise UndetectedError(path, f"zip archive that is not a ChatGPT or Claude.ai export (contains: {shown})")
 

@@ -19,6 +19,7 @@ import ijson
 from ..errors import ParseError
 from ..types import Session
 from .base import ParseContext
+from .limits import BoundedReader, Limits, check_member, check_zip
 
 CONVERSATIONS_MEMBER = re.compile(r"^conversations[^/]*\.json$", re.IGNORECASE)
 
@@ -36,12 +37,16 @@ class JsonSource:
     opener: Callable[[], IO[bytes]]
 
 
-def json_sources(path: Path, member: re.Pattern[str] = CONVERSATIONS_MEMBER) -> list[JsonSource]:
+def json_sources(
+    path: Path, member: re.Pattern[str] = CONVERSATIONS_MEMBER, limits: Limits | None = None
+) -> list[JsonSource]:
     """The JSON documents behind `path`: the file itself, matching zip members, or matching files of a dir.
 
     Zip members and directory entries are matched on their base name and returned in name order
-    (so `conversations-000.json` comes before `conversations-001.json`).
+    (so `conversations-000.json` comes before `conversations-001.json`). Every source is read
+    through `limits` (member count, unpacked size, ratio, longest JSON string).
     """
+    limits = limits or Limits()
     if path.is_dir():
         files = sorted(p for p in path.iterdir() if p.is_file() and member.match(p.name))
         if not files:
@@ -49,11 +54,12 @@ def json_sources(path: Path, member: re.Pattern[str] = CONVERSATIONS_MEMBER) -> 
                 f"{path}: no file matching {member.pattern!r} in this folder; "
                 "point refind at the export's conversations JSON or its .zip"
             )
-        return [JsonSource(str(p), _file_opener(p)) for p in files]
+        return [JsonSource(str(p), _file_opener(p, limits)) for p in files]
     suffix = path.suffix.lower()
     if suffix == ".zip" or (suffix != ".json" and zipfile.is_zipfile(path)):
         try:
             with zipfile.ZipFile(path) as zf:
+                check_zip(path, zf, limits)
                 names = sorted(
                     n
                     for n in zf.namelist()
@@ -61,27 +67,37 @@ def json_sources(path: Path, member: re.Pattern[str] = CONVERSATIONS_MEMBER) -> 
                     and not n.startswith("__MACOSX/")
                     and member.match(n.rsplit("/", 1)[-1])
                 )
+                for n in names:
+                    check_member(path, zf.getinfo(n), limits)
         except (zipfile.BadZipFile, OSError) as exc:
             raise ParseError(f"{path}: not a readable zip archive ({exc}); re-download the export") from exc
         if not names:
             raise ParseError(
                 f"{path}: the archive holds no file matching {member.pattern!r}; is this the right export?"
             )
-        return [JsonSource(f"{path}:{n}", _member_opener(path, n)) for n in names]
-    return [JsonSource(str(path), _file_opener(path))]
+        return [JsonSource(f"{path}:{n}", _member_opener(path, n, limits)) for n in names]
+    return [JsonSource(str(path), _file_opener(path, limits))]
 
 
-def _file_opener(path: Path) -> Callable[[], IO[bytes]]:
-    return lambda: open(path, "rb")
+def file_source(path: Path, limits: Limits) -> JsonSource:
+    """A plain JSON file as a source, read with the string-length bound."""
+    return JsonSource(str(path), _file_opener(path, limits))
+
+
+def _file_opener(path: Path, limits: Limits) -> Callable[[], IO[bytes]]:
+    return lambda: BoundedReader(open(path, "rb"), str(path), limits, json=True)  # type: ignore[return-value]
 
 
 class _MemberFile:
     """A zip member opened for reading that closes its archive with it."""
 
-    def __init__(self, archive: Path, name: str) -> None:
+    def __init__(self, archive: Path, name: str, limits: Limits) -> None:
         self._zf = zipfile.ZipFile(archive)
         try:
-            self._fp = self._zf.open(name)
+            info = self._zf.getinfo(name)
+            self._fp = BoundedReader(
+                self._zf.open(info), f"{archive}!{name}", limits, packed=max(info.compress_size, 1), json=True
+            )
         except BaseException:
             self._zf.close()
             raise
@@ -100,8 +116,8 @@ class _MemberFile:
         self.close()
 
 
-def _member_opener(archive: Path, name: str) -> Callable[[], IO[bytes]]:
-    return lambda: _MemberFile(archive, name)  # type: ignore[return-value]
+def _member_opener(archive: Path, name: str, limits: Limits) -> Callable[[], IO[bytes]]:
+    return lambda: _MemberFile(archive, name, limits)  # type: ignore[return-value]
 
 
 def open_json(src: JsonSource) -> tuple[IO[bytes], bytes]:
@@ -167,7 +183,7 @@ def stream_sessions(
     """
     yielded = 0
     failures: list[str] = []
-    for src in json_sources(path, member):
+    for src in json_sources(path, member, ctx.limits):
         count = 0
         try:
             for record in records(src) if records else iter_records(src, wrapper_key):

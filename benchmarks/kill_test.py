@@ -130,8 +130,8 @@ def grow(folder: Path, rng: random.Random) -> int:
 def expected_turns(folder: Path) -> dict[str, list[str]]:
     """A fresh parse of the folder with the project's own parsers: session id -> turn texts."""
     from refind_desktop.ingest.base import ParseContext
-    from refind_desktop.ingest.detect import discover
     from refind_desktop.ingest.formats import get_parser
+    from refind_desktop.ingest.walker import discover
 
     out: dict[str, list[str]] = {}
     sources, _ = discover([folder.resolve()])

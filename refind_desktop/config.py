@@ -19,7 +19,8 @@ class Settings:
     chat_folder: str = ""
     """Folder of chat exports that the app and `refind watch` ingest."""
     timezone: str = "local"
-    """Zone for exports whose times carry no zone (WhatsApp, Telegram): "local", "UTC" or IANA name."""
+    """Zone for exports whose times carry no zone (WhatsApp, Telegram, SillyTavern): "local" (this machine's
+    IANA zone, DST included), "UTC" or an IANA name like "Europe/Berlin"."""
     backend: str = "llama"
     """Model back end for `refind ask`: "llama" (local GGUF) or "openai" (OpenAI-compatible server)."""
     model: str = ""

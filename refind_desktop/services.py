@@ -34,9 +34,7 @@ if TYPE_CHECKING:  # heavy (numpy, the embedding model): imported where they are
 def resolve_tz(name: str) -> tzinfo:
     """The zone for naive timestamps and date filters."""
     if not name or name.lower() == "local":
-        from datetime import datetime
-
-        return datetime.now().astimezone().tzinfo or timezone.utc
+        return local_zone()
     if name.upper() == "UTC":
         return timezone.utc
     try:
@@ -45,6 +43,24 @@ def resolve_tz(name: str) -> tzinfo:
         raise ConfigError(
             f"unknown time zone {name!r}; use 'local', 'UTC' or a name like 'Europe/Paris'"
         ) from exc
+
+
+def local_zone() -> tzinfo:
+    """This machine's IANA zone with its DST rules (not today's fixed UTC offset)."""
+    import tzlocal
+
+    try:
+        return ZoneInfo(tzlocal.get_localzone_name() or "UTC")
+    except (ZoneInfoNotFoundError, ValueError, LookupError, OSError):
+        try:
+            return tzlocal.get_localzone()
+        except (ZoneInfoNotFoundError, ValueError, LookupError, OSError):
+            return timezone.utc
+
+
+def zone_label(tz: tzinfo) -> str:
+    """Name of a zone for `refind stats`: the IANA key, "UTC", or the zone's own name."""
+    return getattr(tz, "key", None) or ("UTC" if tz is timezone.utc else str(tz))
 
 
 @dataclass

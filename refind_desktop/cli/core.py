@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..errors import NotFoundError
 from ..search.engine import block_to_json
+from ..services import zone_label
 from .common import Progress, parse_day, print_json, services
 
 
@@ -183,10 +184,12 @@ def cmd_stats(args: argparse.Namespace) -> int:
     data = svc.catalog.totals()
     data["skipped"] = [{"path": p, "reason": r} for p, r in svc.catalog.skipped()]
     data["index_turns"] = svc.index.num_turns()
+    data["timezone"] = zone_label(svc.tz)
     if args.json:
         print_json(data)
         return 0
     print(f"{data['sources']} sources, {data['sessions']} sessions, {data['turns']} turns")
+    print(f"times without a zone (WhatsApp, Telegram, SillyTavern) read in {data['timezone']}")
     for name, f in sorted(data["formats"].items()):
         print(f"  {name:<12} {f['files']:>5} files {f['sessions']:>7} sessions {f['turns']:>9} turns")
     if data["skipped"]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import io
 import json
 import re
 from collections.abc import Iterable, Iterator
@@ -13,6 +14,10 @@ from pathlib import Path
 from typing import IO, Any, Protocol
 
 from ..types import Session, Turn
+from .decoding import bom_encoding, bomless_utf16
+from .limits import Limits, open_zst
+
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
 USER_ROLES = {"user", "human", "you", "me"}
 ASSISTANT_ROLES = {"assistant", "ai", "bot", "gpt", "model", "chatgpt", "claude", "gemini", "char"}
@@ -35,6 +40,7 @@ class ParseContext:
 
     tz: tzinfo = timezone.utc
     warnings: list[str] = field(default_factory=list)
+    limits: Limits = field(default_factory=Limits)
     incomplete: bool = False
 
     def warn(self, message: str) -> None:
@@ -63,19 +69,25 @@ def normalize_role(role: str | None) -> str | None:
     return None
 
 
-def join_pair(user_text: str, assistant_texts: list[str]) -> str:
+def join_pair(
+    user_text: str, assistant_texts: list[str], user_label: str = "User", assistant_label: str = "Assistant"
+) -> str:
     """Verbatim turn text for assistant-style sources: labelled user part then assistant part."""
     parts = []
     if user_text:
-        parts.append(f"User: {user_text}")
+        parts.append(f"{user_label}: {user_text}")
     reply = "\n\n".join(t for t in assistant_texts if t)
     if reply:
-        parts.append(f"Assistant: {reply}")
+        parts.append(f"{assistant_label}: {reply}")
     return "\n\n".join(parts)
 
 
-def pair_turns(messages: Iterable[Message]) -> list[Turn]:
+def pair_turns(
+    messages: Iterable[Message], user_label: str = "User", assistant_label: str = "Assistant"
+) -> list[Turn]:
     """Group user/assistant messages into turns: one user message plus the replies that follow.
+
+    The labels name the two sides in the turn text (a role-play chat uses the persona names).
 
     An assistant message with no user message before it becomes a turn with empty user text.
     Messages whose role is neither user nor assistant are ignored.
@@ -88,7 +100,9 @@ def pair_turns(messages: Iterable[Message]) -> list[Turn]:
         if cur_user is None and not replies:
             return
         first = cur_user or replies[0]
-        text = join_pair(cur_user.text if cur_user else "", [m.text for m in replies])
+        text = join_pair(
+            cur_user.text if cur_user else "", [m.text for m in replies], user_label, assistant_label
+        )
         if not text.strip():
             return
         ts = first.timestamp or next((m.timestamp for m in replies if m.timestamp), None)
@@ -192,11 +206,30 @@ def iter_jsonl(path: Path, ctx: ParseContext, stats: JsonlStats | None = None) -
 
     Blank lines are skipped. A malformed line is skipped with a warning; a torn last line
     (no trailing newline, half-written by a live writer) is skipped with a warning too.
+    UTF-16/32 files (BOM, or BOM-less UTF-16) are decoded as such; lines that are not UTF-8 are
+    read as cp1252 with one warning; a line over `ctx.limits.max_string_bytes` is skipped with a
+    warning. A `.zst` file is decompressed on the fly (bounded by `ctx.limits`).
     Pass `stats` to learn afterwards whether anything decoded (e.g. to reject a non-JSONL file).
     """
     stats = stats if stats is not None else JsonlStats()
-    with open(path, encoding="utf-8-sig", errors="replace") as f:
-        for lineno, line in enumerate(f, 1):
+    limit = ctx.limits.max_string_bytes
+    not_utf8 = 0
+    with open_jsonl(path, ctx.limits) as f:
+        head = f.peek(4096)[:4096] if hasattr(f, "peek") else b""
+        wide = bom_encoding(head) or (bomless_utf16(head) if b"\x00" in head else None)
+        lines: Iterator[tuple[str, bool]] = (
+            _wide_lines(f, wide, limit) if wide else _byte_lines(f, limit)  # type: ignore[arg-type]
+        )
+        for lineno, (line, ok) in enumerate(lines, 1):
+            if not ok:
+                if line == "long":
+                    stats.malformed += 1
+                    ctx.warn(
+                        f"{path}: line {lineno} is longer than {limit >> 20} MiB "
+                        "(setting max_string_mb); skipped"
+                    )
+                    continue
+                not_utf8 += 1
             if not line.strip():
                 continue
             try:
@@ -211,3 +244,62 @@ def iter_jsonl(path: Path, ctx: ParseContext, stats: JsonlStats | None = None) -
                 continue
             stats.valid += 1
             yield lineno, value
+    if not_utf8:
+        ctx.warn(
+            f"{path}: {not_utf8} line(s) are not UTF-8 and were read as cp1252 (Windows/latin-1); "
+            "check accented characters, or re-save the file as UTF-8"
+        )
+
+
+def open_jsonl(path: Path, limits: Limits) -> IO[bytes]:
+    """A JSONL file as a buffered binary stream; `.zst` files are decompressed (bounded)."""
+    with open(path, "rb") as f:
+        magic = f.read(4)
+    if magic == ZSTD_MAGIC:
+        return io.BufferedReader(open_zst(path, limits))  # type: ignore[arg-type]
+    return open(path, "rb")
+
+
+def _byte_lines(f: IO[bytes], limit: int) -> Iterator[tuple[str, bool]]:
+    """(text, ok) per line: ok is False for a cp1252 fallback line; ("long", False) for an over-long one."""
+    first = True
+    while raw := f.readline(limit + 1):
+        if len(raw) > limit and not raw.endswith(b"\n"):
+            while (rest := f.readline(limit)) and not rest.endswith(b"\n"):
+                pass
+            yield "long", False
+            continue
+        if first and raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]
+        first = False
+        try:
+            yield raw.decode("utf-8"), True
+        except UnicodeDecodeError:
+            yield raw.decode("cp1252", errors="replace"), False
+
+
+def _wide_lines(f: IO[bytes], encoding: str, limit: int) -> Iterator[tuple[str, bool]]:
+    """(text, True) per line of a UTF-16/32 file; ("long", False) for an over-long line."""
+    text = io.TextIOWrapper(f, encoding=encoding, errors="replace", newline="")  # type: ignore[arg-type]
+    while line := text.readline(limit + 1):
+        if len(line) > limit and not line.endswith("\n"):
+            while (rest := text.readline(limit)) and not rest.endswith("\n"):
+                pass
+            yield "long", False
+            continue
+        yield line.lstrip("\ufeff"), True
+
+
+def fill_turn_times(turns: list[Turn], default: datetime | None) -> None:
+    """Give untimed turns the previous turn's time (the session start for leading ones)."""
+    last = default
+    for t in turns:
+        if t.timestamp is None:
+            t.timestamp = last
+        else:
+            last = t.timestamp
+
+
+def roles_present(messages: list[Message]) -> list[str]:
+    """The distinct roles of `messages` in first-seen order (session participants)."""
+    return list(dict.fromkeys(m.role for m in messages))

@@ -2,9 +2,12 @@
 
 The official export has no active-leaf pointer, so the visible branch ends at the newest leaf
 message (`created_at`, then array position); browser-extension exports that carry
-`current_leaf_message_uuid` use it. Thinking, tool_use and tool_result blocks are dropped.
-Attachments are not indexed as user text: each contributes a `[attachment <file name>]` marker
-(its `extracted_content` is left out) and each `files[]` upload a `[file <file name>]` marker.
+`current_leaf_message_uuid` use it. Exports without parent links are put in time order (array
+position breaks ties), never paired in raw array order. Thinking and tool_result blocks are
+dropped. What Claude wrote as an artifact or file (`tool_use` blocks of the artifact and file
+tools) is kept inside its turn between `[artifact <title>]` and `[/artifact]`; the extracted text of an
+attachment follows an `[attachment <file name>]` marker (ending `[/attachment]`); each `files[]`
+upload (not in the export) leaves a `[file <file name>]` marker.
 """
 
 from __future__ import annotations
@@ -15,8 +18,16 @@ from pathlib import Path
 from typing import Any
 
 from ..types import Session
-from .base import Message, ParseContext, finish_session, pair_turns, parse_timestamp
-from .chatgpt import fill_turn_times, roles_present, stream_sessions
+from .base import (
+    Message,
+    ParseContext,
+    fill_turn_times,
+    finish_session,
+    pair_turns,
+    parse_timestamp,
+    roles_present,
+)
+from .jsonstream import stream_sessions
 
 ROOT_SENTINEL = "00000000-0000-4000-8000-000000000000"
 SENDER_ROLES = {"human": "user", "user": "user", "assistant": "assistant"}
@@ -90,9 +101,17 @@ def _title(conv: dict, messages: list[Message]) -> str:
 
 
 def _active_branch(items: list[dict], leaf_hint: Any, ctx: ParseContext, label: str) -> list[dict]:
-    """Messages of the visible branch in order (array order for legacy exports without parents)."""
+    """Messages of the visible branch in order (time order for legacy exports without parents)."""
     if not any(m.get("parent_message_uuid") for m in items):
-        return items
+        # no tree: time order (an export's array is not always chronological), array index breaks ties
+        keys, last = [], _EPOCH
+        for i, m in enumerate(items):  # an untimed message keeps its place after the one before it
+            last = parse_timestamp(m.get("created_at")) or last
+            keys.append((last, i))
+        order = sorted(range(len(items)), key=keys.__getitem__)
+        if order != sorted(order):
+            ctx.warn(f"{label}: messages are not in time order in the file; read in time order")
+        return [items[i] for i in order]
     by_id = {m["uuid"]: m for m in items if isinstance(m.get("uuid"), str)}
     if isinstance(leaf_hint, str) and leaf_hint in by_id:
         leaf = by_id[leaf_hint]
@@ -120,22 +139,62 @@ def _active_branch(items: list[dict], leaf_hint: Any, ctx: ParseContext, label: 
 
 
 def _message_text(m: dict) -> str:
-    """Text blocks of `content` (else the flat `text`), after the attachment/file markers."""
+    """Text and artifact blocks of `content` in order (else the flat `text`), then the attachments."""
     blocks = m.get("content")
     texts: list[str] = []
+    has_text = False
     if isinstance(blocks, list):
         for b in blocks:
-            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str):
-                if b["text"].strip():
-                    texts.append(b["text"])
-    body = "\n\n".join(texts) if texts else (m.get("text") if isinstance(m.get("text"), str) else "")
-    body = body.strip()
-    markers = [_marker("attachment", a) for a in m.get("attachments") or [] if isinstance(a, dict)]
-    markers += [_marker("file", f) for f in m.get("files") or [] if isinstance(f, dict)]
-    if not markers:
-        return body
-    line = " ".join(markers)
-    return f"{body}\n{line}" if body else line
+            if not isinstance(b, dict):
+                continue
+            if b.get("type") == "text" and isinstance(b.get("text"), str) and b["text"].strip():
+                texts.append(b["text"].strip())
+                has_text = True
+            elif b.get("type") == "tool_use":
+                artifact = _artifact(b)
+                if artifact:
+                    texts.append(artifact)
+    if not has_text and isinstance(m.get("text"), str) and m["text"].strip():
+        texts.insert(0, m["text"].strip())
+    for a in m.get("attachments") or []:
+        if isinstance(a, dict):
+            content = a.get("extracted_content")
+            if isinstance(content, str) and content.strip():
+                texts.append(f"{_marker('attachment', a)}\n{content.strip()}\n[/attachment]")
+            else:
+                texts.append(_marker("attachment", a))
+    files = [_marker("file", f) for f in m.get("files") or [] if isinstance(f, dict)]
+    if files:
+        texts.append(" ".join(files))
+    return "\n\n".join(texts)
+
+
+def _artifact(block: dict) -> str:
+    """An artifact or file Claude wrote (`artifacts` create/rewrite/update, `create_file`, `str_replace`)."""
+    inp = block.get("input")
+    if not isinstance(inp, dict):
+        return ""
+    body = next(
+        (
+            inp[k]
+            for k in ("content", "file_text", "new_str", "code")
+            if isinstance(inp.get(k), str) and inp[k].strip()
+        ),
+        "",
+    )
+    if not body:
+        return ""
+    path = inp.get("path")
+    name = (
+        inp.get("title")
+        or (path.rsplit("/", 1)[-1] if isinstance(path, str) and path else "")
+        or inp.get("id")
+    )
+    kind = ", ".join(str(x) for x in (inp.get("type"), inp.get("language")) if x)
+    if inp.get("command") == "update" or "new_str" in inp:
+        kind = ", ".join(x for x in (kind, "edit") if x)
+    head = f"[artifact {name}" + (f" ({kind})" if kind else "") + "]" if name else "[artifact]"
+    return f"{head}\n{body.strip()}\n[/artifact]"
 
 
 def _marker(kind: str, item: dict) -> str:

@@ -13,14 +13,19 @@ from ..errors import ParseError
 from ..types import Session
 from .base import JsonlStats, Message, ParseContext, finish_session, iter_jsonl, pair_turns, parse_timestamp
 
-# User strings that the harness writes for slash commands and their local output.
-_COMMAND_PREFIXES = (
-    "<command-name>",
-    "<command-message>",
-    "<local-command-stdout>",
-    "<local-command-caveat>",
-    "<local-command-stderr>",
-)
+# User strings that the harness writes for the local output of commands (not typed by the user).
+_LOCAL_OUTPUT_PREFIXES = ("<local-command-stdout>", "<local-command-caveat>", "<local-command-stderr>")
+# A slash command as recorded: <command-message>…</command-message><command-name>/x</command-name>
+# <command-args>…</command-args>; the name and arguments are what the user typed.
+_COMMAND_NAME = re.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.DOTALL)
+_COMMAND_ARGS = re.compile(r"<command-args>\s*(.*?)\s*</command-args>", re.DOTALL)
+# Built-in commands that only change the client (no prompt reaches the model) when given no arguments.
+_UI_COMMANDS = {
+    "clear", "compact", "model", "config", "help", "cost", "status", "exit", "quit", "login", "logout",
+    "resume", "doctor", "memory", "permissions", "vim", "theme", "terminal-setup", "ide", "mcp", "agents",
+    "hooks", "context", "usage", "export", "rewind", "statusline", "add-dir", "bashes", "upgrade",
+    "release-notes", "privacy-settings", "output-style", "todos", "plugin",
+}  # fmt: skip
 _SYSTEM_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
 # Harness markers written as user text when the user presses Esc (not something the user typed).
 _INTERRUPT = re.compile(r"^\[Request interrupted by user[^\]]*\]$")
@@ -136,7 +141,12 @@ def _add_user(obj: dict[str, Any], state: _SessionState) -> None:
         return
     texts = []
     for part in parts:
-        if part.lstrip().startswith(_COMMAND_PREFIXES):
+        if part.lstrip().startswith(_LOCAL_OUTPUT_PREFIXES):
+            continue
+        if "<command-name>" in part or part.lstrip().startswith("<command-message>"):
+            command = _command_prompt(part)
+            if command:
+                texts.append(command)
             continue
         part = _SYSTEM_REMINDER.sub("", part).strip()
         if part and not _INTERRUPT.match(part):
@@ -147,6 +157,20 @@ def _add_user(obj: dict[str, Any], state: _SessionState) -> None:
                 "user", "\n\n".join(texts), parse_timestamp(obj.get("timestamp")), str(obj.get("uuid") or "")
             )
         )
+
+
+def _command_prompt(text: str) -> str:
+    """`/name args` of a recorded slash command; "" for a client-only command without arguments."""
+    name_m, args_m = _COMMAND_NAME.search(text), _COMMAND_ARGS.search(text)
+    name = name_m.group(1).strip() if name_m else ""
+    args = args_m.group(1).strip() if args_m else ""
+    if not name:
+        return ""
+    if not name.startswith("/"):
+        name = "/" + name
+    if not args and name[1:].lower() in _UI_COMMANDS:
+        return ""
+    return f"{name} {args}".strip()
 
 
 def _add_assistant(obj: dict[str, Any], state: _SessionState) -> None:

@@ -61,8 +61,6 @@ class _Rollout:
 
 def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
     """Yield the one session of a Codex rollout file (both the wrapped and the bare layout)."""
-    if path.name.endswith(".zst"):
-        raise ParseError(f"{path}: zstd-compressed rollout; decompress it (`zstd -d`) and ingest the .jsonl")
     r = _Rollout()
     n_objects = 0
     stats = JsonlStats()

@@ -21,7 +21,7 @@ import ijson
 from ..errors import ParseError
 from ..types import Session
 from .base import Message, ParseContext, finish_session, multiparty_turns, parse_timestamp
-from .chatgpt import STREAM_ERRORS, JsonSource, error_reason, open_json
+from .jsonstream import STREAM_ERRORS, JsonSource, error_reason, file_source, open_json
 
 KEPT_TYPES = {"Default", "Reply", "ChatInputCommand", "ContextMenuCommand"}
 _PART = re.compile(r"\[part (\d+)\]", re.IGNORECASE)
@@ -29,7 +29,7 @@ _PART = re.compile(r"\[part (\d+)\]", re.IGNORECASE)
 
 def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
     """Yield the channel's session (nothing when it has no visible message)."""
-    src = JsonSource(str(path), lambda: open(path, "rb"))
+    src = file_source(path, ctx.limits)
     try:
         guild, channel = _header(src)
     except STREAM_ERRORS as exc:

@@ -9,7 +9,23 @@ from pathlib import Path
 from ..errors import ParseError
 from ..types import Session
 from .base import ParseContext
-from .detect import FORMATS
+
+# The known formats, one module each (`refind_desktop.ingest.<name>`); append new readers here.
+FORMATS = (
+    "chatgpt",
+    "claude_ai",
+    "claude_code",
+    "codex",
+    "longmemeval",
+    "locomo",
+    "generic",
+    "whatsapp",
+    "telegram",
+    "slack",
+    "discord",
+    "openwebui",
+    "sillytavern",
+)
 
 Parser = Callable[[Path, ParseContext], Iterator[Session]]
 

@@ -27,7 +27,7 @@ from .base import (
     parse_timestamp,
     stable_id,
 )
-from .detect import decode_head, read_text
+from .decoding import decode_head, read_text
 
 _TEXT_SUFFIXES = {".md", ".markdown", ".txt", ".text"}
 _GROUP_KEYS = ("session_id", "conversation_id", "chat_id")

@@ -13,8 +13,17 @@ from pathlib import Path
 from typing import Any
 
 from ..types import Session
-from .base import Message, ParseContext, finish_session, pair_turns, parse_timestamp, stable_id
-from .chatgpt import fill_turn_times, roles_present, stream_sessions
+from .base import (
+    Message,
+    ParseContext,
+    fill_turn_times,
+    finish_session,
+    pair_turns,
+    parse_timestamp,
+    roles_present,
+    stable_id,
+)
+from .jsonstream import stream_sessions
 
 _ANY_JSON = re.compile(r".*\.json$", re.IGNORECASE)
 _HIDDEN_BLOCKS = re.compile(

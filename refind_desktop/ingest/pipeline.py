@@ -15,8 +15,8 @@ from ..index.catalog import Catalog, FileRecord, SessionRecord
 from ..index.store import TurnIndex, TurnWriter
 from ..types import Session
 from .base import ParseContext
-from .detect import Skipped, Source, discover
 from .formats import get_parser
+from .walker import Skipped, Source, discover
 
 ProgressFn = Callable[["IngestProgress"], None]
 

@@ -90,8 +90,14 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
     if path.parent.name == "group chats" or len(bot_names) > 1:
         turns = multiparty_turns(Message(name, text, ts) for _, name, text, ts in visible)
     else:
+        user_name = (
+            _persona(header.get("user_name")) or next((n for u, n, _, _ in visible if u), "") or "User"
+        )
+        char_name = (bot_names[0] if bot_names else "") or character or "Assistant"
         turns = pair_turns(
-            Message("user" if is_user else "assistant", text, ts) for is_user, _, text, ts in visible
+            (Message("user" if is_user else "assistant", text, ts) for is_user, _, text, ts in visible),
+            user_label=user_name,
+            assistant_label=char_name,
         )
     started = parse_send_date(header.get("create_date"), ctx.tz) or next(
         (ts for *_, ts in visible if ts), None
@@ -99,7 +105,7 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
     session = finish_session(
         Session(
             session_id=session_id,
-            title=path.stem,
+            title=_title(path, header, character, bot_names),
             started_at=started,
             participants=list(dict.fromkeys(name for _, name, _, _ in visible)),
             turns=turns,
@@ -176,3 +182,19 @@ def _character(path: Path) -> str:
     if " - " in path.stem:
         return path.stem.rsplit(" - ", 1)[0]
     return ""
+
+
+def _persona(value: object) -> str:
+    """A header name, unless it is the placeholder current SillyTavern writes ("unused")."""
+    return value.strip() if isinstance(value, str) and value.strip() and value.strip() != "unused" else ""
+
+
+def _title(path: Path, header: dict[str, Any], character: str, bot_names: list[str]) -> str:
+    """The character (header, folder or file name, else the first speaking character); a group chat
+    lists its characters. A file stem is the last resort (old files are named by a number)."""
+    if path.parent.name == "group chats" or len(bot_names) > 1:
+        return ", ".join(bot_names) or path.stem
+    name = _persona(header.get("character_name")) or character or (bot_names[0] if bot_names else "")
+    if not name or path.stem.startswith(f"{name} - "):
+        return path.stem  # current naming "<Character> - <date>" already says who and when
+    return name

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from typing import Any
 from ..errors import ParseError
 from ..types import Session
 from .base import Message, ParseContext, finish_session, multiparty_turns, parse_timestamp
+from .limits import check_member, check_zip
 
 SKIP_SUBTYPES = {
     "channel_join",
@@ -51,11 +53,58 @@ _SCHEME = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|mailto:|tel:)", re.IGNORECASE)
 
 def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
     """Yield one session per channel day file that has at least one visible message."""
+    if path.is_file() and zipfile.is_zipfile(path):
+        yield from _parse_zip(path, ctx)
+        return
     if not path.is_dir():
         raise ParseError(
-            f"{path}: a Slack export is read from its folder; unzip the export and "
-            "point refind at the folder that holds channels.json"
+            f"{path}: a Slack export is read from its folder or its .zip; point refind at the "
+            "folder that holds channels.json, or at the export zip"
         )
+    yield from _parse_tree(path, ctx)
+
+
+def _parse_zip(path: Path, ctx: ParseContext) -> Iterator[Session]:
+    """The export zip read in place: the same walk over a `zipfile.Path` (every JSON member bounded)."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            check_zip(path, zf, ctx.limits)
+            names = [n for n in zf.namelist() if not n.endswith("/") and not n.startswith("__MACOSX/")]
+            root = zip_root(names)
+            if root is None:
+                raise ParseError(
+                    f"{path}: no channels.json + users.json with per-day channel files in this zip"
+                )
+            for n in names:
+                if n.startswith(root) and n.endswith(".json"):
+                    check_member(path, zf.getinfo(n), ctx.limits)
+            yield from _parse_tree(zipfile.Path(zf, root), ctx)  # type: ignore[arg-type]
+    except (zipfile.BadZipFile, EOFError) as exc:
+        raise ParseError(f"{path}: not a readable zip archive ({exc}); download the export again") from exc
+
+
+def zip_root(names: list[str]) -> str | None:
+    """D3 inside a zip: the folder prefix ("" or "Export name/") holding channels.json + users.json and
+    per-day channel files, or None."""
+    files = set(names)
+    for n in names:
+        if n.rsplit("/", 1)[-1] != "channels.json":
+            continue
+        root = n[: -len("channels.json")]
+        if root.count("/") > 1:
+            continue
+        if (root + "users.json") in files or (root + "org_users.json") in files:
+            if any(
+                m.startswith(root)
+                and m[len(root) :].count("/") == 1
+                and _DAY_FILE.match(m.rsplit("/", 1)[-1])
+                for m in names
+            ):
+                return root
+    return None
+
+
+def _parse_tree(path: Path, ctx: ParseContext) -> Iterator[Session]:
     users = _users(path, ctx)
     channels = _channels(path, users, ctx)
     names = {cid: label[1:] for cid, _folder, label in channels if label.startswith("#")}
@@ -87,7 +136,7 @@ def _load(file: Path, ctx: ParseContext) -> Any:
     if not file.is_file():
         return None
     try:
-        with open(file, encoding="utf-8-sig") as f:
+        with file.open(encoding="utf-8-sig") as f:
             return json.load(f)
     except (OSError, ValueError) as exc:
         ctx.warn(f"{file}: unreadable JSON ({exc}); skipped")

@@ -10,6 +10,9 @@ from __future__ import annotations
 import json
 import re
 
+from .generic import count_labels
+from .whatsapp import is_whatsapp_line
+
 _ROLE_KEYS = {"role", "author", "sender", "from"}
 _TEXT_KEYS = {"content", "text", "value", "message"}
 _CC_TYPES = {
@@ -34,6 +37,7 @@ _TELEGRAM_TYPES = {
     "saved_messages",
     "bot_chat",
 }
+_TELEGRAM_TYPE = re.compile(r'"type"\s*:\s*"(?:' + "|".join(sorted(_TELEGRAM_TYPES)) + ')"')
 _SESSION_KEY = re.compile(r"^session_\d+(?:_date_time)?$")
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]]|"')
 _SLACK_HINT = (
@@ -232,7 +236,13 @@ def _match_object(d: dict) -> str | None:
         return "telegram"
     if isinstance(m0, dict) and {"date_unixtime", "from_id", "text_entities"} & m0.keys():
         return "telegram"
-    if msgs == [] and d.get("type") in _TELEGRAM_TYPES:
+    if isinstance(msgs, list) and d.get("type") in _TELEGRAM_TYPES:
+        return "telegram"  # any chat type, even when the first message is a service message
+    if (
+        isinstance(m0, dict)
+        and m0.get("type") in ("service", "message")
+        and {"actor_id", "action"} & m0.keys()
+    ):
         return "telegram"
     chat = d.get("chat")
     hist = chat.get("history") if isinstance(chat, dict) else d.get("history")
@@ -307,6 +317,8 @@ def _match_object_keys(keys: list[str], body: str) -> str | None:
         "personal_information" in k
         or "chats" in k
         or ("messages" in k and any(_has(body, x) for x in ("date_unixtime", "from_id", "text_entities")))
+        or ("messages" in k and "type" in k and _TELEGRAM_TYPE.search(body) is not None)
+        or ("messages" in k and _has(body, "actor_id") and _has(body, "action"))
     ):
         return "telegram"
     if (
@@ -338,9 +350,6 @@ def _match_line_keys(keys: list[str], body: str) -> str | None:
 
 def sniff_text(text: str, whatsapp_name: bool) -> str | None:
     """T1 (WhatsApp date-prefixed lines) then T2 (User:/Assistant: labelled transcript)."""
-    from .generic import count_labels
-    from .whatsapp import is_whatsapp_line
-
     lines = [ln for ln in re.split(r"\r\n|\r|\n", text) if ln.strip()][:10]
     hits = sum(1 for ln in lines if is_whatsapp_line(ln))
     if hits >= 2 or (hits and whatsapp_name):

@@ -20,7 +20,7 @@ import ijson
 
 from ..types import Session
 from .base import Message, ParseContext, finish_session, multiparty_turns, parse_timestamp, stable_id
-from .chatgpt import JsonSource, open_json, stream_sessions
+from .jsonstream import JsonSource, open_json, stream_sessions
 
 _RESULT = re.compile(r"^result[^/]*\.json$", re.IGNORECASE)
 _SINGLE_KEYS = {"messages"}

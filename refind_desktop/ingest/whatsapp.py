@@ -9,6 +9,7 @@ order is inferred once per file; times are local and read in `ctx.tz`.
 from __future__ import annotations
 
 import re
+import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -17,7 +18,15 @@ from pathlib import Path
 from ..errors import ParseError
 from ..types import Session
 from .base import Message, ParseContext, as_utc, finish_session, multiparty_turns, stable_id
-from .detect import read_text
+from .decoding import decode_text, read_text
+from .limits import check_zip, read_member
+
+# File names of a chat export: Android "WhatsApp Chat with X.txt", iOS "_chat.txt", localized ones.
+CHAT_FILE = re.compile(
+    r"^(?:WhatsApp Chat with .+|WhatsApp Chat - .+|_chat|Conversa do WhatsApp com .+|WhatsApp-Chat mit .+|"
+    r"Chat de WhatsApp con .+|Chat WhatsApp con .+|Discussion WhatsApp avec .+|WhatsApp-chat met .+)\.txt$",
+    re.IGNORECASE,
+)
 
 _SP = "[ \u202f\u00a0]"
 # Date, time, optional AM/PM, optional "]" and " -"/":" separator, then the rest of the line.
@@ -49,13 +58,48 @@ _TITLE_FROM_NAME = re.compile(
     r"(?:\s*\(\d+\))?$",
     re.IGNORECASE,
 )
+# The encryption notice WhatsApp puts at the top of every chat, in the export's language.
 _ENCRYPTION = re.compile(
-    r"^(Messages and calls are end-to-end encrypted|Messages to this group are now secured with "
-    r"end-to-end encryption|Messages you send to this (chat|group) and calls are now secured)",
+    r"^(?:Messages and calls are end-to-end encrypted|Messages to this (?:group|chat) are now secured|"
+    r"Messages you send to this (?:chat|group) and calls are now secured|"
+    r"Nachrichten und Anrufe sind Ende-zu-Ende-verschlüsselt|Nachrichten an diese Gruppe sind jetzt|"
+    r"Los mensajes y las llamadas están cifrados de extremo a extremo|"
+    r"Les messages et les appels sont chiffrés de bout en bout|"
+    r"As mensagens e as chamadas são protegidas com a criptografia de ponta a ponta|"
+    r"I messaggi e le chiamate sono crittografati end-to-end|"
+    r"Berichten en oproepen zijn end-to-end versleuteld)",
     re.IGNORECASE,
 )
-_DELETED = {"this message was deleted", "you deleted this message"}
-_MISSED_CALL = re.compile(r"^missed (voice|video|group voice|group video) call", re.IGNORECASE)
+# Whole-message placeholders for media left out of the export (Android "<...>", iOS "... omitted").
+_MEDIA_OMITTED = re.compile(
+    r"^(?:<(?:Media omitted|Medien ausgeschlossen|Multimedia omitido|Médias omis|Mídia oculta|"
+    r"Media weggelaten|Media omessi|Arquivo de mídia oculto)>|"
+    r"(?:.*\b)?(?:image|video|audio|sticker|GIF|document|Contact card|Bild|Video|Audio|Sticker|Dokument|"
+    r"Kontaktkarte|imagen|vídeo|documento|tarjeta de contacto|vidéo|autocollant|imagem|figurinha|áudio)"
+    r" (?:omitted|weggelassen|omitid[oa]|absente?|omise?|ocultad[oa]))$",
+    re.IGNORECASE,
+)
+# Attachment lines: iOS `<attached: NAME>` (localized), Android `NAME (file attached)` (localized).
+_ATTACHMENT_LINE = re.compile(
+    r"^\s*(?:<(?:attached|Anhang|adjunto|pièce jointe|anexado|allegato|bijlage)\s?: [^<>]+>|"
+    r".+ \((?:file attached|Datei angehängt|archivo adjunto|fichier joint|arquivo anexado|file allegato|"
+    r"bestand bijgevoegd)\))\s*$",
+    re.IGNORECASE,
+)
+_DELETED = re.compile(
+    r"^(?:this message was deleted|you deleted this message|diese nachricht wurde gelöscht|"
+    r"du hast diese nachricht gelöscht|se eliminó este mensaje|eliminaste este mensaje|"
+    r"ce message a été supprimé|vous avez supprimé ce message|essa mensagem foi apagada|"
+    r"você apagou esta mensagem|questo messaggio è stato eliminato|dit bericht is verwijderd)\.?$",
+    re.IGNORECASE,
+)
+_MISSED_CALL = re.compile(
+    r"^(?:missed (?:voice|video|group voice|group video) call|verpasster (?:sprach|video)anruf|"
+    r"llamada (?:de voz |de video )?perdida|appel (?:vocal |vidéo )?manqué|chamada de (?:voz|vídeo) perdida)",
+    re.IGNORECASE,
+)
+# WhatsApp writes "~ Name" (tilde, U+202F) for a sender who is not in the exporter's contacts.
+_NOT_A_CONTACT = re.compile(r"^~[ \u202f\u00a0]*")
 # Attachment file names that carry the date they were sent (evidence for the day/month order).
 _ATTACH_DATE = re.compile(r"(?:\d{8}-[A-Z]+-(\d{4})-(\d{2})-(\d{2})|[A-Z]{3}-(\d{4})(\d{2})(\d{2})-WA\d+)")
 _INVISIBLE = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
@@ -78,24 +122,25 @@ class _Record:
 
 def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
     """Yield the single session of a WhatsApp chat export."""
-    records = _read_records(read_text(path, ctx))
+    text, chat_name = _chat_text(path, ctx)
+    records = _read_records(text)
     if not records:
         raise ParseError(
             f"{path}: no WhatsApp message lines found (expected lines like "
             "'12/03/2024, 14:22 - Name: text'); is this a WhatsApp 'Export chat' file?"
         )
     day_first = _infer_day_first(records, ctx, path)
-    title = _title(path, records)
-    session_id = "whatsapp:" + stable_id(_normalized_name(path), records[0].raw)
+    title = _title(path, chat_name, records)
+    session_id = "whatsapp:" + stable_id(_normalized_name(chat_name), records[0].raw)
     messages: list[Message] = []
     participants: list[str] = []
     system_author = _ios_system_author(records)
     for rec in records:
-        text = "\n".join(rec.lines).strip()
+        text = _visible_text(rec.lines)
         if rec.author is None or rec.author == system_author or _ENCRYPTION.match(text):
             continue  # system event (group created, member added, encryption notice)
-        if text.lower() in _DELETED or _MISSED_CALL.match(text):
-            continue
+        if not text or _DELETED.match(text) or _MISSED_CALL.match(text) or _MEDIA_OMITTED.match(text):
+            continue  # deleted message, call notice, media placeholder or attachment without caption
         if rec.author not in participants:
             participants.append(rec.author)
         messages.append(Message(role=rec.author, text=text, timestamp=_to_datetime(rec, day_first, ctx)))
@@ -107,6 +152,32 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
     )
     if session is not None:
         yield session
+
+
+def _chat_text(path: Path, ctx: ParseContext) -> tuple[str, str]:
+    """The chat text and the chat file's name: the file itself, or the chat `.txt` inside an export zip
+    (iOS always exports a zip; Android does when media are included)."""
+    if not zipfile.is_zipfile(path):
+        return read_text(path, ctx), path.name
+    try:
+        with zipfile.ZipFile(path) as zf:
+            check_zip(path, zf, ctx.limits)
+            names = sorted(
+                (
+                    n
+                    for n in zf.namelist()
+                    if not n.startswith("__MACOSX/") and CHAT_FILE.match(n.rsplit("/", 1)[-1])
+                ),
+                key=lambda n: (n.count("/"), n),
+            )
+            if not names:
+                raise ParseError(
+                    f"{path}: the zip holds no WhatsApp chat .txt (_chat.txt or 'WhatsApp Chat with ...')"
+                )
+            data = read_member(path, zf, names[0], ctx.limits)
+    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+        raise ParseError(f"{path}: not a readable zip archive ({exc}); export the chat again") from exc
+    return decode_text(data, f"{path}!{names[0]}", ctx), names[0].rsplit("/", 1)[-1]
 
 
 def is_whatsapp_line(line: str) -> bool:
@@ -130,6 +201,12 @@ def _clean(s: str) -> str:
     return s.strip(_INVISIBLE + " \t")
 
 
+def _visible_text(lines: list[str]) -> str:
+    """Message text without invisible marks and attachment lines (a caption stays)."""
+    kept = [ln for ln in (_clean(x) for x in lines) if not _ATTACHMENT_LINE.match(ln)]
+    return "\n".join(kept).strip()
+
+
 def _read_records(text: str) -> list[_Record]:
     records: list[_Record] = []
     for line in re.split(r"\r\n|\r|\n", text):
@@ -144,7 +221,9 @@ def _read_records(text: str) -> list[_Record]:
         rest = m.group(4)
         am = _AUTHOR.match(rest)
         author, body = (
-            (None, rest) if am is None else (_clean(am.group(1)).replace("\u00a0", " "), am.group(2))
+            (None, rest)
+            if am is None
+            else (_NOT_A_CONTACT.sub("", _clean(am.group(1))).replace("\u00a0", " "), am.group(2))
         )
         if author == "":
             author, body = None, rest
@@ -222,22 +301,24 @@ def _to_datetime(rec: _Record, day_first: bool, ctx: ParseContext) -> datetime |
         return None
 
 
-def _normalized_name(path: Path) -> str:
+def _normalized_name(name: str) -> str:
     """File name without duplicate-download suffixes like ' (1)', lower-cased."""
-    name = re.sub(r"\s*\(\d+\)(?=\.[^.]+$)", "", path.name)
+    name = re.sub(r"\s*\(\d+\)(?=\.[^.]+$)", "", name)
     return re.sub(r"\s+", " ", name).strip().lower()
 
 
-def _title(path: Path, records: list[_Record]) -> str:
-    """`WhatsApp Chat with X.txt` → X; `_chat.txt` → the chat name iOS puts on the encryption notice,
-    else the export folder's name; any other file → its stem."""
-    m = _TITLE_FROM_NAME.match(path.stem)
-    if m:
-        return m.group(1).strip()
-    if path.name.lower() != "_chat.txt":
-        return path.stem
+def _title(path: Path, chat_name: str, records: list[_Record]) -> str:
+    """`WhatsApp Chat with X.txt` (or `... X.zip`) → X; `_chat.txt` → the chat name iOS puts on the
+    encryption notice, else the export folder's (or zip's) name; any other file → its stem."""
+    for stem in (Path(chat_name).stem, path.stem):
+        m = _TITLE_FROM_NAME.match(stem)
+        if m:
+            return m.group(1).strip()
+    if chat_name.lower() != "_chat.txt":
+        return Path(chat_name).stem
     first = records[0]
     if first.author and _ENCRYPTION.match("\n".join(first.lines).strip()):
         return first.author
-    parent = _TITLE_FROM_NAME.match(path.parent.name)
-    return parent.group(1).strip() if parent else (path.parent.name or "WhatsApp chat")
+    holder = path if path.name != chat_name else path.parent
+    parent = _TITLE_FROM_NAME.match(holder.stem if holder is path else holder.name)
+    return parent.group(1).strip() if parent else (holder.name or "WhatsApp chat")

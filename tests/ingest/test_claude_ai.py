@@ -32,14 +32,15 @@ def test_fixture_active_branch() -> None:
         "m0000001-0000-4000-8000-000000000001",
         "m0000005-0000-4000-8000-000000000005",
     ]
-    # thinking dropped; attachment and file as markers, extracted_content not in the text
+    # thinking dropped; the attachment's extracted text is searchable inside its marked block
+    # (issue 12, defect 3); the binary upload is a marker only
     assert s.turns[0].text == (
-        "User: I have a south-facing balcony. Which tomato varieties fit in 20 L pots?\n"
-        "[attachment balcony_notes.txt] [file balcony.jpg]\n\n"
+        "User: I have a south-facing balcony. Which tomato varieties fit in 20 L pots?\n\n"
+        "[attachment balcony_notes.txt]\nBalcony: 4 m2, full sun from 11:00, windy in the afternoon.\n"
+        "[/attachment]\n\n[file balcony.jpg]\n\n"
         "Assistant: Go for determinate or dwarf types: 'Tiny Tim', 'Balconi Red' and 'Roma' all cope "
         "with 20 L. Stake them - your notes say it gets windy."
     )
-    assert "full sun from 11:00" not in s.turns[0].text
     # the "How often should I water?" branch is off-path; tool_use/tool_result dropped
     assert s.turns[1].text == (
         "User: How often should I water if I use self-watering pots?\n\n"
@@ -66,7 +67,8 @@ def test_edge_cases() -> None:
     # API style: empty flat text, content blocks joined, tool-only message dropped, title from summary
     assert api.title == "Pruning plan"
     assert [t.text for t in api.turns] == [
-        "User: When do I prune my fig?\n[attachment txt]\n\nAssistant: Prune in late winter,\n\nbefore buds break."
+        "User: When do I prune my fig?\n\n[attachment txt]\nSECRET PASTED LOG\n[/attachment]\n\n"
+        "Assistant: Prune in late winter,\n\nbefore buds break."
     ]
     assert len(ctx.warnings) == 2
     assert "conversation #4 is malformed" in ctx.warnings[0]

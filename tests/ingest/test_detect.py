@@ -13,8 +13,10 @@ import pytest
 
 from refind_desktop.errors import ParseError
 from refind_desktop.ingest.base import ParseContext
-from refind_desktop.ingest.detect import FORMATS, Skipped, Source, detect_file, discover, read_text
-from refind_desktop.ingest.formats import get_parser
+from refind_desktop.ingest.decoding import read_text
+from refind_desktop.ingest.detect import detect_file
+from refind_desktop.ingest.formats import FORMATS, get_parser
+from refind_desktop.ingest.walker import Skipped, Source, discover
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "detect"
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "fixtures"
@@ -430,8 +432,8 @@ def test_other_zips_are_skipped_with_reasons(tmp_path: Path) -> None:
     corrupt.write_bytes(b"PK\x03\x04 not really a zip")
     weird = _zip(tmp_path / "weird.zip", {"conversations.json": b'{"a": 1}'})
     assert _reason(photos) == "zip archive that is not a ChatGPT or Claude.ai export (contains: a.jpg, b.jpg)"
-    assert _reason(slack) == "Slack export zip: unzip it and ingest the folder"
-    assert _reason(whatsapp) == "WhatsApp export zip: unzip it and ingest the .txt inside"
+    assert detect_file(slack) == "slack"  # read in place since issue 12 (defect 7)
+    assert _reason(whatsapp) == "zip holds _chat.txt without WhatsApp message lines"
     assert _reason(corrupt).startswith("corrupt or unsupported zip archive")
     assert _reason(weird).startswith(
         "zip holds conversations.json but unknown format: JSON object with keys a"

@@ -31,9 +31,9 @@ def test_current_format(fixtures: Path) -> None:
     assert s.started_at == datetime(2025, 9, 26, 7, 4, 12, 6000, tzinfo=UTC)
     assert s.participants == ["Seraphina", "Rowan"]
     assert [t.text for t in s.turns] == [
-        'Assistant: *She looks up from the herb garden.* "Welcome, traveler."',  # selected swipe only
-        # the is_system note between them is dropped
-        'User: What are you planting?\n\nAssistant: "Moonmint. It only opens at night."',
+        'Seraphina: *She looks up from the herb garden.* "Welcome, traveler."',  # selected swipe only
+        # the is_system note between them is dropped; persona names label the turn (issue 12, defect 10)
+        'Rowan: What are you planting?\n\nSeraphina: "Moonmint. It only opens at night."',
     ]
     assert [t.turn_id for t in s.turns] == [f"{sid}:0", f"{sid}:1"]
     assert [t.speaker for t in s.turns] == ["assistant", "user+assistant"]
@@ -45,9 +45,9 @@ def test_older_header_date_forms_swipes_torn_tail(fixtures: Path) -> None:
     assert s.session_id == f"sillytavern:{stable_id('Captain Vex', Path(VEX).name)}"
     assert s.started_at == datetime(2023, 7, 1, 12, 34, 56, 789000, tzinfo=UTC)  # header create_date
     assert [t.text for t in s.turns] == [
-        "Assistant: Ahoy, landlubber!",
-        "User: Where are we sailing?\n\nAssistant: To the Isle of Fog.",  # no `mes`: swipes[swipe_id]
-        "User: Why fog?\n\nAssistant: Treasure hides there.",  # hidden is_system aside dropped
+        "Captain Vex: Ahoy, landlubber!",
+        "Mira: Where are we sailing?\n\nCaptain Vex: To the Isle of Fog.",  # no `mes`: swipes[swipe_id]
+        "Mira: Why fog?\n\nCaptain Vex: Treasure hides there.",  # hidden is_system aside dropped
     ]
     assert [t.timestamp for t in s.turns] == [
         datetime(2023, 7, 1, 12, 35, tzinfo=UTC),  # "July 1, 2023 12:35pm"

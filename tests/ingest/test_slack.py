@@ -94,7 +94,7 @@ def test_render_mrkdwn() -> None:
 def test_not_a_folder(tmp_path: Path) -> None:
     zipped = tmp_path / "slack.zip"
     zipped.write_bytes(b"PK")
-    with pytest.raises(ParseError, match="unzip the export"):
+    with pytest.raises(ParseError, match="read from its folder or its .zip"):
         parse(zipped)
     (tmp_path / "empty").mkdir()
     (tmp_path / "empty" / "channels.json").write_text("[]", encoding="utf-8")

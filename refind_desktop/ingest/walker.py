@@ -1,0 +1,174 @@
+"""Folder walk: turns the paths a user gives (files, folders, zips) into `Source`s and `Skipped`s."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import ParseError
+from .detect import CONVERSATIONS_NAME, WHATSAPP_NAME, UndetectedError, detect_file, is_slack_dir
+
+SKIP_DIRS = {".git", "__pycache__", "node_modules"}
+SILENT_FILES = {".DS_Store"}
+# Files that come with a ChatGPT / Claude.ai export next to conversations*.json.
+OPENAI_CLAUDE_COMPANIONS = {
+    "user.json",
+    "users.json",
+    "chat.html",
+    "message_feedback.json",
+    "shared_conversations.json",
+    "export_manifest.json",
+    "projects.json",
+    "memories.json",
+    "model_comparisons.json",
+}
+MEDIA_SUFFIXES = {
+    ".png",
+    ".jpg",
+    ".jpeg",
+    ".gif",
+    ".webp",
+    ".heic",
+    ".bmp",
+    ".svg",
+    ".wav",
+    ".mp3",
+    ".m4a",
+    ".ogg",
+    ".opus",
+    ".aac",
+    ".mp4",
+    ".mov",
+    ".webm",
+    ".3gp",
+    ".pdf",
+    ".vcf",
+    ".tgs",
+}
+TELEGRAM_MEDIA_DIRS = {
+    "photos",
+    "files",
+    "video_files",
+    "voice_messages",
+    "round_video_messages",
+    "stickers",
+    "animations",
+    "contacts",
+    "css",
+    "js",
+    "images",
+    "profile_pictures",
+}
+WHATSAPP_MEDIA = re.compile(r"^(?:\d{8}-[A-Z]+-\d{4}-\d{2}-\d{2}-|(?:IMG|VID|AUD|PTT|STK|DOC)-\d{8}-WA\d+)")
+
+
+@dataclass(frozen=True)
+class Source:
+    """Something to parse: a file, a .zip (ChatGPT/Claude.ai export) or a Slack export folder."""
+
+    path: Path
+    format: str
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A path that will not be ingested, with the reason shown to the user."""
+
+    path: str
+    reason: str
+
+
+def discover(paths: Iterable[Path]) -> tuple[list[Source], list[Skipped]]:
+    """Walk files and folders; return what can be ingested and what was skipped (with reasons)."""
+    walker = _Walker()
+    for p in paths:
+        p = Path(p)
+        if not p.exists() and not p.is_symlink():
+            walker.skipped.append(Skipped(str(p), "no such file or folder"))
+        elif p.is_dir():
+            walker.walk_dir(p, "")
+        else:
+            walker.add_file(p, "")
+    return walker.sources, walker.skipped
+
+
+class _Walker:
+    """Depth-first, name-sorted walk that remembers visited folders and the export it is inside."""
+
+    def __init__(self) -> None:
+        self.sources: list[Source] = []
+        self.skipped: list[Skipped] = []
+        self._seen: set[str] = set()
+
+    def _once(self, path: Path) -> bool:
+        key = os.path.realpath(path)
+        if key in self._seen:
+            return False
+        self._seen.add(key)
+        return True
+
+    def walk_dir(self, path: Path, context: str) -> None:
+        if not self._once(path):
+            return
+        if is_slack_dir(path):
+            self.sources.append(Source(path, "slack"))
+            return
+        try:
+            with os.scandir(path) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as e:
+            self.skipped.append(Skipped(str(path), f"unreadable: {e.strerror or e}"))
+            return
+        names = {e.name for e in entries}
+        if any(CONVERSATIONS_NAME.match(n) for n in names):
+            context = "export"
+        elif "result.json" in names and context == "":
+            context = "telegram"
+        elif any(WHATSAPP_NAME.match(n) for n in names) and context == "":
+            context = "whatsapp"
+        for entry in entries:
+            child = path / entry.name
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                if entry.name in SKIP_DIRS:
+                    continue
+                if context == "telegram" and entry.name in TELEGRAM_MEDIA_DIRS:
+                    continue
+                self.walk_dir(child, context)
+            else:
+                self.add_file(child, context)
+
+    def add_file(self, path: Path, context: str) -> None:
+        name = path.name
+        if name in SILENT_FILES or _is_companion(name, context) or not self._once(path):
+            return
+        try:
+            self.sources.append(Source(path, detect_file(path)))
+        except UndetectedError as e:
+            export = next((d for d in (path.parent, path.parent.parent) if is_slack_dir(d)), None)
+            reason = f"part of a Slack export: ingest the folder {export}" if export else e.reason
+            self.skipped.append(Skipped(str(path), reason))
+        except ParseError as e:
+            self.skipped.append(Skipped(str(path), e.message))
+
+
+def _is_companion(name: str, context: str) -> bool:
+    """Files that belong to an export next to its chats and carry no chat text of their own."""
+    suffix = os.path.splitext(name)[1].lower()
+    if context == "export":
+        return (
+            name in OPENAI_CLAUDE_COMPANIONS
+            or name.startswith(("file-", "file_"))
+            or suffix in MEDIA_SUFFIXES
+        )
+    if context == "telegram":
+        return suffix in {".html", ".css", ".js"} or suffix in MEDIA_SUFFIXES
+    if context == "whatsapp":
+        return WHATSAPP_MEDIA.match(name) is not None
+    return False

@@ -1,17 +1,19 @@
-"""RefindApp: the Textual app — tabs (ask, search, sessions, settings), status bar, indexing and watching.
+"""RefindApp: the Textual app shell — tabs (ask, search, sessions, settings), status bar, navigation, errors.
 
-Built by `refind` / `refind tui` (cli/tui.py) and by the tests, always from `build_services()`.
+Built by `refind` / `refind tui` (cli/tui.py) and by the tests, always from `build_services()`. Its
+other jobs live beside it: the chat folder's indexing and watching (indexing.py), the model back end
+(model_cache.py) and the settings (app_settings.py).
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from textual import on, work
+from textual import on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.reactive import reactive
@@ -19,18 +21,15 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
-from ..config import Settings, load_settings, save_settings
+from ..config import Settings
 from ..errors import RefindError
 from ..services import Services
+from .app_settings import SettingsEditing
+from .indexing import DEBOUNCE, FolderIndexing
 from .messages import (
-    BackendReady,
-    IngestFinished,
-    IngestProgressed,
-    ModelProgressed,
-    StatsLoaded,
-    WatchIngested,
     WorkerFailed,
 )
+from .model_cache import BackendFactory, ModelCache, ModelLoading, default_backend_factory
 from .screens.ask import AskPane
 from .screens.modals import ErrorModal, HelpScreen, SkippedScreen, WelcomeScreen
 from .screens.search import SearchPane
@@ -39,23 +38,12 @@ from .screens.settings import SettingsPane
 from .screens.transcript import TranscriptScreen
 from .widgets.answer import AnswerView
 from .widgets.results import ResultList
-from .widgets.status import IndexStats, StatusBar
+from .widgets.status import StatusBar
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples"
-DEBOUNCE = 0.5
-"""Seconds of quiet after a file event before the watcher ingests."""
-BackendFactory = Callable[..., Any]
-"""make_backend-shaped: factory(settings, progress=fn(done_bytes, total_bytes)) -> LLMBackend."""
 
 
-def default_backend_factory(settings: Settings, progress: Callable[[int, int], None] | None = None) -> Any:
-    """The real back ends (imported lazily: llama/openai modules are heavy)."""
-    from ..llm.factory import make_backend
-
-    return make_backend(settings, progress=progress)
-
-
-class RefindApp(App[None]):
+class RefindApp(FolderIndexing, ModelLoading, SettingsEditing, App[None]):
     """The terminal app over one Services instance (index, catalog, ingestor, engine)."""
 
     TITLE = "refind"
@@ -89,13 +77,9 @@ class RefindApp(App[None]):
         services.settings = self.settings
         self.folder_override = folder
         self.folder: str | None = None
-        self.backend_factory = backend_factory or default_backend_factory
+        self.models = ModelCache(backend_factory or default_backend_factory)
         self.watch_folder = watch
         self.debounce = debounce
-        self.model_lock = threading.Lock()
-        self._backend_lock = threading.Lock()
-        self._backend: Any = None
-        self._backend_key: tuple | None = None
         self._ingest_cancel: threading.Event | None = None
         self._model_cancel: threading.Event | None = None
         self.watcher: Any = None
@@ -130,199 +114,14 @@ class RefindApp(App[None]):
     def on_ready(self) -> None:
         self.ready = True
 
-    # ---- folder, ingest and watching ----------------------------------------------------------
+    # ---- folder (indexing and watching: indexing.py) ------------------------------------------
     def _folder_chosen(self, folder: str | None) -> None:
         if folder:
             self.update_settings(persist=True, chat_folder=folder)
         else:
             self.notify("No chat folder yet: set one in Settings (F5).", timeout=6)
 
-    def open_folder(self, folder: str) -> None:
-        """Index `folder` now, then watch it."""
-        path = Path(folder).expanduser()
-        if not path.is_dir():
-            self.push_screen(
-                ErrorModal(
-                    "chat folder not found",
-                    f"{path} is not a folder. Pick the folder that "
-                    "holds your chat exports in Settings (F5), or start with "
-                    "`refind tui --folder PATH`.",
-                )
-            )
-            return
-        self.stop_watching()
-        self.folder = str(path.resolve())
-        self.sub_title = self.folder
-        self._ingest_cancel = threading.Event()
-        self.query_one(StatusBar).indexing = (0, 0)
-        self.index_folder(self.folder, self._ingest_cancel)
-
-    @work(
-        thread=True,
-        exclusive=True,
-        group="ingest",
-        exit_on_error=False,
-        description="indexing the chat folder",
-    )
-    def index_folder(self, folder: str, cancel: threading.Event) -> None:
-        report = self.services.ingestor.ingest(
-            [Path(folder)],
-            cancel=cancel,
-            progress=lambda p: self.post_message(IngestProgressed(p.files_done, p.files_total, p.current)),
-        )
-        self.post_message(IngestFinished(report, folder))
-
-    def on_ingest_progressed(self, message: IngestProgressed) -> None:
-        self.query_one(StatusBar).indexing = (message.done, message.total)
-
-    def on_ingest_finished(self, message: IngestFinished) -> None:
-        self.query_one(StatusBar).indexing = None
-        self._changed()
-        report = message.report
-        if report.cancelled:
-            self.notify("Indexing stopped; what was read stays searchable. Ctrl+R resumes.", timeout=6)
-            return
-        if report.skipped:
-            self.notify(
-                f"{len(report.skipped)} files skipped; click the count in the status bar for reasons.",
-                severity="warning",
-                timeout=6,
-            )
-        if self.watch_folder and message.folder == self.folder:
-            from ..ingest.watcher import FolderWatcher  # watchdog: imported when first needed
-
-            # its own first pass finds every file unchanged (a stat each), then it waits for events
-            self.watcher = FolderWatcher(
-                self.services,
-                Path(message.folder),
-                debounce=self.debounce,
-                on_report=lambda event: self.post_message(WatchIngested(event)),
-            )
-            self.watcher.start()
-            self.query_one(StatusBar).stats = self._stats(watching=message.folder)
-
-    def on_watch_ingested(self, message: WatchIngested) -> None:
-        event = message.event
-        if event.kind == "ingested" and event.report is not None:
-            if event.report.added_turns or event.report.removed_turns or event.report.skipped:
-                self._changed()
-        elif event.kind in ("deleted", "busy"):
-            self.notify(event.message, severity="warning", timeout=8)
-        elif event.kind == "error":
-            self.push_screen(
-                ErrorModal(
-                    "watching stopped",
-                    f"{event.message}\n\nFix the cause, then press "
-                    "Ctrl+R to index the folder again and resume watching.",
-                )
-            )
-
-    def _changed(self) -> None:
-        self.last_update = datetime.now()
-        self.index_version += 1
-        self.load_stats()
-
-    def watch_index_version(self) -> None:
-        self.query_one(SessionsPane).reload()
-        self.query_one(SearchPane).refresh_results()
-
-    def stop_watching(self, wait: bool = False) -> None:
-        """Stop the folder watcher, if any (it finishes its current file: off the UI thread unless `wait`)."""
-        watcher, self.watcher = self.watcher, None
-        if watcher is None:
-            return
-        if wait:
-            watcher.stop(timeout=5)
-        else:
-            threading.Thread(target=watcher.stop, name="refind-watch-stop", daemon=True).start()
-
-    @work(thread=True, exclusive=True, group="stats", exit_on_error=False, description="reading index totals")
-    def load_stats(self) -> None:
-        totals = self.services.catalog.totals()
-        self.post_message(
-            StatsLoaded(
-                totals["sources"], totals["sessions"], totals["turns"], self.services.catalog.skipped()
-            )
-        )
-
-    def on_stats_loaded(self, message: StatsLoaded) -> None:
-        self.skipped = message.skipped
-        self.query_one(StatusBar).stats = self._stats(message)
-
-    def _stats(self, loaded: StatsLoaded | None = None, watching: str | None = None) -> IndexStats:
-        old = self.query_one(StatusBar).stats
-        return IndexStats(
-            sources=loaded.sources if loaded else old.sources,
-            sessions=loaded.sessions if loaded else old.sessions,
-            turns=loaded.turns if loaded else old.turns,
-            skipped=len(loaded.skipped) if loaded else old.skipped,
-            updated=self.last_update,
-            watching=(self.folder or "") if self.watcher else (watching or ""),
-        )
-
-    # ---- the model back end -------------------------------------------------------------------
-    def acquire_backend(self, cancel: threading.Event | None = None) -> Any:
-        """The back end for the current settings, loaded on first use (called from worker threads)."""
-        from ..agent import AgentCancelled
-
-        s = self.settings
-        key = (s.backend, s.model, s.openai_model, s.openai_base_url, s.openai_api_key, s.n_ctx)
-        with self._backend_lock:
-            if self._backend is not None and self._backend_key == key:
-                return self._backend
-
-            def progress(done: int, total: int) -> None:
-                if cancel is not None and cancel.is_set():
-                    raise AgentCancelled("model preparation was cancelled; ask again to resume it")
-                self.post_message(ModelProgressed(done, total))
-
-            self.post_message(ModelProgressed(0, 0, f"loading the {s.backend} back end"))
-            with self.model_lock:
-                self._backend = None
-                backend = self.backend_factory(s, progress=progress)
-            self._backend, self._backend_key = backend, key
-            self.post_message(BackendReady(getattr(backend, "name", s.backend)))
-            return backend
-
-    @work(thread=True, exclusive=True, group="model", exit_on_error=False, description="preparing the model")
-    def prepare_model(self, cancel: threading.Event) -> None:
-        self.acquire_backend(cancel)
-
-    def on_model_progressed(self, message: ModelProgressed) -> None:
-        if message.total and message.done < message.total:
-            state = f"preparing {100 * message.done // message.total}%"
-        else:
-            state = "loading…"
-        self.query_one(StatusBar).model = state
-        self.query_one(AskPane).model_progress = (message.done, message.total)
-
-    def on_backend_ready(self, message: BackendReady) -> None:
-        self.query_one(StatusBar).model = f"{message.name} ready"
-        self.query_one(AskPane).model_progress = None
-
-    # ---- settings -----------------------------------------------------------------------------
-    def update_settings(self, persist: bool = False, **changes: object) -> Settings:
-        """Apply setting changes now; `persist` also writes them to config.toml."""
-        old = self.settings
-        self.settings = self.services.settings = old.replace(**changes)
-        if persist:
-            path = self.services.paths.config_file
-            try:  # the file's own layer only: environment and --folder values are not written back
-                save_settings(load_settings(path, environment=False).replace(**changes), path)
-            except RefindError as exc:
-                self.push_screen(
-                    ErrorModal("settings not saved", f"{exc.message}\n\nThe change applies until you quit.")
-                )
-            else:
-                self.notify("settings saved", timeout=3)
-        folder = changes.get("chat_folder")
-        if folder and str(folder) != (self.folder or ""):
-            self.folder_override = None
-            self.open_folder(str(folder))
-        if self.settings.backend != old.backend:
-            self.query_one(StatusBar).model = ""
-        return self.settings
-
+    # ---- settings (applying and saving: app_settings.py) --------------------------------------
     @on(SettingsPane.SettingsSaved)
     def settings_saved(self, message: SettingsPane.SettingsSaved) -> None:
         self.update_settings(persist=True, **message.changes)
@@ -435,7 +234,7 @@ class RefindApp(App[None]):
             self.query_one(StatusBar).indexing = None
         if group in ("ask", "model"):
             self.query_one(AskPane).model_progress = None
-            if self._backend is None:
+            if self.models.backend is None:
                 self.query_one(StatusBar).model = ""
         if isinstance(error, AgentCancelled):
             self.notify(error.message, timeout=4)

@@ -6,7 +6,7 @@ import json
 import threading
 
 import pytest
-from conftest import by_stage, day, stage_of
+from helpers.agent import by_stage, day, stage_of
 
 from refind_desktop.agent import (
     Agent,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import day, session
+from helpers.agent import day, session
 
 from refind_desktop.agent import Agent, AgentConfig
 from refind_desktop.config import Settings

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from conftest import POISON, by_stage, day, stage_of
+from helpers.agent import POISON, by_stage, day, stage_of
 
 from refind_desktop.agent import Agent
 from refind_desktop.cli import ask as ask_cli

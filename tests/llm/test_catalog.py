@@ -13,7 +13,7 @@ import pytest
 
 from refind_desktop import locations
 from refind_desktop.errors import BackendError, MissingDependencyError, NotFoundError
-from refind_desktop.llm import catalog
+from refind_desktop.llm import catalog, model_files
 
 ROOT = Path(__file__).resolve().parents[2]
 BLOB = bytes(range(256)) * 4096 + b"tail"  # ~1 MB, not a multiple of the chunk size
@@ -102,7 +102,7 @@ def test_embedded_model_is_assembled_once_then_reused(tmp_path: Path, monkeypatc
         raise AssertionError("a verified model must not be assembled or hashed again")
 
     monkeypatch.setattr(catalog, "assemble", boom)
-    monkeypatch.setattr(catalog, "sha256_file", boom)
+    monkeypatch.setattr(model_files, "sha256_file", boom)
     assert catalog.embedded_model_path() == path
     assert catalog.resolve_model("") == path
     assert catalog.resolve_model(catalog.embedded_entry().name) == path

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from helpers.ops import jsonl
 
 from refind_desktop.services import build_services
-
-from .conftest import jsonl
 
 
 class Killed(BaseException):

@@ -8,12 +8,11 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers.ops import ROOT, cli_env, jsonl, refind
 
 from refind_desktop.errors import IndexLockedError
 from refind_desktop.index.lock import writer_lock
 from refind_desktop.services import build_services
-
-from .conftest import ROOT, cli_env, jsonl, refind
 
 HOLDER = """
 import sys, time

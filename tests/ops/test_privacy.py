@@ -5,9 +5,9 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-from refind_desktop.services import build_services
+from helpers.ops import jsonl, refind
 
-from .conftest import jsonl, refind
+from refind_desktop.services import build_services
 
 SECRET = "zqxvorpalmunch"
 

@@ -9,13 +9,12 @@ import threading
 import time
 
 import pytest
+from helpers.ops import ROOT, cli_env, jsonl
 
 from refind_desktop.cli import main
 from refind_desktop.errors import ConfigError
 from refind_desktop.ingest.watcher import FolderWatcher, WatchEvent
 from refind_desktop.services import build_services
-
-from .conftest import ROOT, cli_env, jsonl
 
 
 def wait_for(pred, timeout: float = 20.0) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
+from helpers.rag import day, session, words
 
 from refind_desktop.errors import ConfigError
 from refind_desktop.llm.scripted import ScriptedBackend
@@ -12,8 +13,6 @@ from refind_desktop.rag import RAG_RUNNERS
 from refind_desktop.rag.hybrid import HybridEngine, rrf4
 from refind_desktop.rag.rawrag import FALLBACK, dense_for
 from refind_desktop.search.engine import RankedTurn, SearchOptions
-
-from .conftest import day, session, words
 
 ARCHIVE = [
     session(

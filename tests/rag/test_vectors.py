@@ -6,11 +6,10 @@ import shutil
 import threading
 
 import numpy as np
+from helpers.rag import day, session, words
 
 from refind_desktop.rag.rawrag import dense_for
 from refind_desktop.rag.windows import session_windows
-
-from .conftest import day, session, words
 
 
 def expected(svc, fake) -> set[tuple[int, str]]:

@@ -2,41 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
 import shutil
-import threading
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from helpers.tui import SAMPLES, responder
 
-from refind_desktop.llm.scripted import ScriptedBackend, stage_of
+from refind_desktop.llm.scripted import ScriptedBackend
 from refind_desktop.services import build_services
-
-SAMPLES = Path(__file__).resolve().parents[2] / "refind_desktop" / "samples"
-LISBON = "chatgpt:c0ffee00-0000-4000-8000-000000000001"
-ANSWER = f"Your flight is TAP Air Portugal TP1351 on 14 May 2025 at 06:40 [{LISBON} turn 2]."
-
-
-def responder(gate: threading.Event | None = None, answer: str = ANSWER) -> Callable:
-    """A model that searches 'flight Lisbon', keeps what mentions TP1351, finishes and answers.
-
-    With `gate`, the query step waits for it (so a test can cancel a question in flight).
-    """
-
-    def respond(messages, schema):
-        stage = stage_of(schema)
-        if stage == "query":
-            if gate is not None:
-                gate.wait(10)
-            return {"keywords": ["flight", "Lisbon"]}
-        if stage == "judge":
-            return {"answer": "yes" if "TP1351" in messages[-1].content else "no"}
-        if stage == "next":
-            return {"action": "finish_search", "keywords": [], "date_from": None, "date_to": None}
-        return answer
-
-    return respond
 
 
 @pytest.fixture(autouse=True)
@@ -79,21 +52,3 @@ def make_app(chats: Path, backend: ScriptedBackend):
     yield make
     for svc in made:
         svc.close()
-
-
-async def wait_for(pilot, predicate: Callable[[], bool], timeout: float = 10.0) -> None:
-    """Let the app run until `predicate()` holds (workers post messages; the loop must turn)."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not predicate():
-        if loop.time() > end:
-            raise AssertionError("condition not reached in time")
-        await pilot.pause(0.05)
-
-
-async def wait_indexed(pilot) -> None:
-    """Until the initial ingest finished and the status bar shows the totals."""
-    from refind_desktop.tui.widgets import StatusBar
-
-    bar = pilot.app.query_one(StatusBar)
-    await wait_for(pilot, lambda: bar.indexing is None and bar.stats.sessions > 0)

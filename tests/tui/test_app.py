@@ -6,7 +6,7 @@ import subprocess
 import sys
 import tomllib
 
-from conftest import wait_for, wait_indexed
+from helpers.tui import wait_for, wait_indexed
 from textual.widgets import Button, Input
 
 from refind_desktop import locations

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from conftest import ANSWER, LISBON, responder, wait_for, wait_indexed
+from helpers.tui import ANSWER, LISBON, responder, wait_for, wait_indexed
 from textual.widgets import Input, ListView
 
 from refind_desktop.agent import FinishEvent, NoteEvent, SearchEvent

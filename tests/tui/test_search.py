@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from conftest import LISBON, wait_for, wait_indexed
+from helpers.tui import LISBON, wait_for, wait_indexed
 from textual.widgets import DataTable, Input
 
 from refind_desktop.tui.messages import SearchFinished

@@ -6,7 +6,7 @@ from dataclasses import replace
 from datetime import datetime
 
 import pytest
-from conftest import wait_for, wait_indexed
+from helpers.tui import wait_for, wait_indexed
 from textual.widgets import Input
 
 from refind_desktop.tui.screens import AskPane, SearchPane, TranscriptScreen

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import wait_for, wait_indexed
+from helpers.tui import wait_for, wait_indexed
 from test_search import search
 
 from refind_desktop.tui.messages import WatchIngested

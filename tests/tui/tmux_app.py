@@ -5,9 +5,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for the helpers package
 
-from conftest import responder  # noqa: E402
+from helpers.tui import responder  # noqa: E402
 
 from refind_desktop.llm.scripted import ScriptedBackend  # noqa: E402
 from refind_desktop.services import build_services  # noqa: E402

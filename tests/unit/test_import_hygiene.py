@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -55,3 +56,38 @@ def test_lint_imports_contracts_hold() -> None:
         [str(exe), "--no-cache"], cwd=ROOT, capture_output=True, text=True, env=env, check=False
     )
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+
+
+def test_no_test_module_imports_a_conftest() -> None:
+    """Helpers come from tests/helpers; `from conftest import` picks whichever conftest loaded first."""
+    pattern = re.compile(r"^\s*(from \.?conftest import|import conftest)", re.M)
+    offenders = [
+        str(p.relative_to(ROOT))
+        for p in sorted((ROOT / "tests").rglob("*.py"))
+        if pattern.search(p.read_text())
+    ]
+    assert offenders == []
+
+
+def test_agent_and_tui_tests_collect_in_one_run() -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "tests/agent",
+            "tests/tui",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    assert "error" not in run.stdout.splitlines()[-1]

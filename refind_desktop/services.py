@@ -13,6 +13,7 @@ from .errors import ConfigError
 from .index.catalog import Catalog
 from .index.journal import JOURNAL_NAME
 from .index.store import TurnIndex
+from .ingest.limits import Limits
 from .ingest.pipeline import Ingestor
 from .rag.state import StaleMarker, vectors_folder
 from .search.engine import SearchEngine, SearchOptions
@@ -82,7 +83,9 @@ def build_services(settings: Settings | None = None) -> Services:
         settings=settings,
         index=index,
         catalog=catalog,
-        ingestor=Ingestor(index, catalog, tz, listeners=[StaleMarker(vectors_folder(index.path))]),
+        ingestor=Ingestor(
+            index, catalog, tz, [StaleMarker(vectors_folder(index.path))], Limits.from_settings(settings)
+        ),
         engine=SearchEngine(index, catalog, tz),
         tz=tz,
     )

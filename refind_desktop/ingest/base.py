@@ -15,7 +15,7 @@ from typing import IO, Any, Protocol
 
 from ..types import Session, Turn
 from .decoding import bom_encoding, bomless_utf16
-from .limits import Limits, open_zst
+from .limits import BoundedReader, Limits, open_zst
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
@@ -185,11 +185,18 @@ def finish_session(session: Session) -> Session | None:
     return session
 
 
-def open_binary(path: Path) -> IO[bytes]:
-    """Open a file for reading bytes, transparently gunzipping it when it starts with the gzip magic."""
+def open_binary(path: Path, limits: Limits | None = None) -> IO[bytes]:
+    """Open a file for reading bytes, transparently gunzipping it when it starts with the gzip magic.
+
+    With `limits`, a gzip stream is bounded (unpacked size and ratio) and JSON strings are bounded.
+    """
     with open(path, "rb") as f:
         gzipped = f.read(2) == b"\x1f\x8b"
-    return gzip.open(path, "rb") if gzipped else open(path, "rb")
+    raw: IO[bytes] = gzip.open(path, "rb") if gzipped else open(path, "rb")  # type: ignore[assignment]
+    if limits is None:
+        return raw
+    packed = max(Path(path).stat().st_size, 1) if gzipped else 0
+    return BoundedReader(raw, str(path), limits, packed=packed, json=True)  # type: ignore[return-value]
 
 
 @dataclass

@@ -54,6 +54,14 @@ class Settings:
     """CPU threads for embedding and reranking (0 = torch's default)."""
     lock_wait: float = 5.0
     """Seconds a write (ingest, forget, reindex) waits for another refind process that is writing."""
+    max_unpacked_mb: int = 8192
+    """Largest size (MiB) one zip member or `.zst`/`.gz` stream may unpack to; a bigger one is skipped."""
+    max_unpack_ratio: float = 200.0
+    """Largest compression ratio (unpacked / packed, judged past 8 MiB) before a file counts as a bomb."""
+    max_archive_members: int = 200000
+    """Most members a zip archive may have; an archive with more is skipped."""
+    max_string_mb: int = 256
+    """Longest JSON string or JSONL line (MiB); a file (or line) with a longer one is skipped."""
 
     def replace(self, **changes: object) -> Settings:
         """A copy with some fields changed (None values are ignored)."""

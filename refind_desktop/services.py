@@ -20,6 +20,7 @@ from .index.catalog import Catalog
 from .index.journal import JOURNAL_NAME
 from .index.lock import LOCK_NAME, writer_lock
 from .index.store import TurnIndex
+from .ingest.limits import Limits
 from .ingest.pipeline import Ingestor, IngestProgress, IngestReport
 from .locations import Paths, default_paths
 from .rag.state import StaleMarker, vectors_folder
@@ -109,7 +110,9 @@ def build_services(settings: Settings | None = None, paths: Paths | None = None)
         settings=settings,
         index=index,
         catalog=catalog,
-        ingestor=Ingestor(index, catalog, tz, listeners=[StaleMarker(vectors_folder(index.path))]),
+        ingestor=Ingestor(
+            index, catalog, tz, [StaleMarker(vectors_folder(index.path))], Limits.from_settings(settings)
+        ),
         engine=SearchEngine(index, catalog, tz),
         tz=tz,
         paths=paths,

@@ -15,7 +15,7 @@ from typing import IO, Any, Protocol
 
 from ..types import Session, Turn
 from .decoding import bom_encoding, bomless_utf16
-from .limits import Limits, open_zst
+from .limits import BoundedReader, Limits, open_zst
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
@@ -185,11 +185,18 @@ def finish_session(session: Session) -> Session | None:
     return session
 
 
-def open_binary(path: Path) -> IO[bytes]:
-    """Open a file for reading bytes, transparently gunzipping it when it starts with the gzip magic."""
+def open_binary(path: Path, limits: Limits | None = None) -> IO[bytes]:
+    """Open a file for reading bytes, transparently gunzipping it when it starts with the gzip magic.
+
+    With `limits`, a gzip stream is bounded (unpacked size and ratio) and JSON strings are bounded.
+    """
     with open(path, "rb") as f:
         gzipped = f.read(2) == b"\x1f\x8b"
-    return gzip.open(path, "rb") if gzipped else open(path, "rb")
+    raw: IO[bytes] = gzip.open(path, "rb") if gzipped else open(path, "rb")  # type: ignore[assignment]
+    if limits is None:
+        return raw
+    packed = max(Path(path).stat().st_size, 1) if gzipped else 0
+    return BoundedReader(raw, str(path), limits, packed=packed, json=True)  # type: ignore[return-value]
 
 
 @dataclass
@@ -206,44 +213,52 @@ def iter_jsonl(path: Path, ctx: ParseContext, stats: JsonlStats | None = None) -
 
     Blank lines are skipped. A malformed line is skipped with a warning; a torn last line
     (no trailing newline, half-written by a live writer) is skipped with a warning too.
-    UTF-16/32 files (BOM, or BOM-less UTF-16) are decoded as such; lines that are not UTF-8 are
-    read as cp1252 with one warning; a line over `ctx.limits.max_string_bytes` is skipped with a
-    warning. A `.zst` file is decompressed on the fly (bounded by `ctx.limits`).
+    Lines are read by `text_lines` (UTF-16/32, cp1252 fallback with a warning, `.zst`, length bound).
     Pass `stats` to learn afterwards whether anything decoded (e.g. to reject a non-JSONL file).
     """
     stats = stats if stats is not None else JsonlStats()
+    for lineno, line in text_lines(path, ctx):
+        if line is None:
+            stats.malformed += 1
+            continue
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except ValueError:
+            if line.endswith("\n"):
+                stats.malformed += 1
+                ctx.warn(f"{path}: line {lineno} is not valid JSON; skipped")
+            else:
+                stats.torn = True
+                ctx.warn(f"{path}: last line {lineno} is incomplete (file still being written?); skipped")
+            continue
+        stats.valid += 1
+        yield lineno, value
+
+
+def text_lines(path: Path, ctx: ParseContext) -> Iterator[tuple[int, str | None]]:
+    """(line number, text with its line ending) for each line of a JSONL/text file.
+
+    UTF-16/32 files (BOM, or BOM-less UTF-16) are decoded as such; lines that are not UTF-8 are
+    read as cp1252 and one warning says how many; a line longer than `ctx.limits.max_string_bytes`
+    is skipped with a warning (yielded as None); a `.zst` file is decompressed (bounded).
+    """
     limit = ctx.limits.max_string_bytes
     not_utf8 = 0
     with open_jsonl(path, ctx.limits) as f:
-        head = f.peek(4096)[:4096] if hasattr(f, "peek") else b""
+        head = f.peek(4096)[:4096]  # type: ignore[attr-defined]
         wide = bom_encoding(head) or (bomless_utf16(head) if b"\x00" in head else None)
-        lines: Iterator[tuple[str, bool]] = (
-            _wide_lines(f, wide, limit) if wide else _byte_lines(f, limit)  # type: ignore[arg-type]
-        )
+        lines = _wide_lines(f, wide, limit) if wide else _byte_lines(f, limit)
         for lineno, (line, ok) in enumerate(lines, 1):
-            if not ok:
-                if line == "long":
-                    stats.malformed += 1
-                    ctx.warn(
-                        f"{path}: line {lineno} is longer than {limit >> 20} MiB "
-                        "(setting max_string_mb); skipped"
-                    )
-                    continue
-                not_utf8 += 1
-            if not line.strip():
+            if not ok and line == "long":
+                ctx.warn(
+                    f"{path}: line {lineno} is longer than {limit >> 20} MiB (setting max_string_mb); skipped"
+                )
+                yield lineno, None
                 continue
-            try:
-                value = json.loads(line)
-            except ValueError:
-                if line.endswith("\n"):
-                    stats.malformed += 1
-                    ctx.warn(f"{path}: line {lineno} is not valid JSON; skipped")
-                else:
-                    stats.torn = True
-                    ctx.warn(f"{path}: last line {lineno} is incomplete (file still being written?); skipped")
-                continue
-            stats.valid += 1
-            yield lineno, value
+            not_utf8 += not ok
+            yield lineno, line
     if not_utf8:
         ctx.warn(
             f"{path}: {not_utf8} line(s) are not UTF-8 and were read as cp1252 (Windows/latin-1); "

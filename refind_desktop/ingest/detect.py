@@ -18,7 +18,7 @@ from typing import IO
 
 from ..errors import ParseError
 from . import sniff
-from .base import ZSTD_MAGIC
+from .base import ZSTD_MAGIC, ParseContext, text_lines
 from .decoding import decode_head
 from .limits import LimitExceeded, Limits, check_member, check_zip, open_zst
 from .slack import zip_root as slack_zip_root
@@ -126,6 +126,8 @@ def _detect_bytes(head: bytes, complete: bool, name: str, path: Path | str) -> s
     fmt = sniff.sniff_text(text, WHATSAPP_NAME.match(name) is not None)
     if fmt:
         return fmt
+    if not complete and isinstance(path, Path) and sniff.count_labels(text) == 1 and _second_label(path):
+        return "generic"  # a transcript whose first message is longer than the sniff window
     if json_reason:
         raise UndetectedError(path, json_reason)
     first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
@@ -134,6 +136,21 @@ def _detect_bytes(head: bytes, complete: bool, name: str, path: Path | str) -> s
         "unknown format: text without WhatsApp date prefixes or User:/Assistant: "
         f"labels (first line: {first[:60]!r})",
     )
+
+
+def _second_label(path: Path) -> bool:
+    """Whether a text file has a second User:/Assistant: label line anywhere (streamed, fences respected)."""
+    labels, fenced = 0, False
+    for _, line in text_lines(path, ParseContext()):
+        if line is None:
+            continue
+        if sniff.is_fence(line):
+            fenced = not fenced
+        elif not fenced and sniff.label_of(line.rstrip("\r\n")):
+            labels += 1
+            if labels >= 2:
+                return True
+    return False
 
 
 def _detect_gzip(path: Path) -> str:

@@ -26,6 +26,7 @@ from .base import (
     pair_turns,
     parse_timestamp,
     stable_id,
+    text_lines,
 )
 from .decoding import decode_head, read_text
 
@@ -40,7 +41,8 @@ _PLAIN_LABELS = r"User|You|Human|Assistant|AI|ChatGPT|Claude"
 _HEADING = re.compile(rf"^#{{1,6}}\s*({_HEAD_LABELS})\s*:?\s*$", re.IGNORECASE)
 _BOLD = re.compile(rf"^\*\*({_HEAD_LABELS})\s*:?\s*\*\*\s*:?\s*(.*)$", re.IGNORECASE)
 _PLAIN = re.compile(rf"^({_PLAIN_LABELS})\s*:\s*(.*)$", re.IGNORECASE)
-_FENCE = re.compile(r"^\s*(```|~~~)")
+FENCE = re.compile(r"^\s*(```|~~~)")
+_FENCE = FENCE
 _SEPARATOR = re.compile(r"^\s*(?:-{3,}|\*{3,}|_{3,})\s*$")
 _EXPORTED = re.compile(
     r"^_?Exported(?: on| at)?:?\s*(\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?)?)", re.IGNORECASE
@@ -257,9 +259,9 @@ def _is_sharegpt(obj: dict) -> bool:
 def _parse_jsonl(path: Path, ctx: ParseContext) -> Iterator[Session]:
     """Conversation-per-line objects are yielded as read; message lines are grouped and yielded at the end."""
     groups: dict[str, list[Message]] = {}
-    with path.open("rb") as f:
-        for n, raw in enumerate(f, 1):
-            yield from _jsonl_line(raw, n, path, ctx, groups)
+    for n, line in text_lines(path, ctx):
+        if line is not None:
+            yield from _jsonl_line(line, n, path, ctx, groups)
     for key, messages in groups.items():
         sid = _sid(path, key) if key else _sid(path, _first_line(messages))
         title = f"{path.stem} ({key})" if key else path.stem
@@ -269,15 +271,15 @@ def _parse_jsonl(path: Path, ctx: ParseContext) -> Iterator[Session]:
 
 
 def _jsonl_line(
-    raw: bytes, n: int, path: Path, ctx: ParseContext, groups: dict[str, list[Message]]
+    raw: str, n: int, path: Path, ctx: ParseContext, groups: dict[str, list[Message]]
 ) -> Iterator[Session]:
-    line = raw.decode("utf-8", errors="replace").strip().lstrip("\ufeff")
+    line = raw.strip().lstrip("\ufeff")
     if not line:
         return
     try:
         obj = json.loads(line)
     except json.JSONDecodeError as e:
-        torn = not raw.endswith(b"\n")  # only the last line can lack its newline
+        torn = not raw.endswith("\n")  # only the last line can lack its newline
         ctx.warn(f"{path}:{n}: {'torn last line' if torn else 'malformed JSON line'} skipped ({e.msg})")
         return
     if isinstance(obj, dict) and (isinstance(obj.get("messages"), list) or _is_sharegpt(obj)):

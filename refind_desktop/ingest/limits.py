@@ -46,7 +46,8 @@ class LimitExceeded(ParseError):
 
 
 def _mib(n: float) -> str:
-    return f"{n / MIB:,.0f} MiB"
+    """A size for a message: MiB, or KiB below one MiB."""
+    return f"{n / MIB:,.0f} MiB" if n >= MIB else f"{n / 1024:,.0f} KiB"
 
 
 def check_zip(path: Path | str, zf: zipfile.ZipFile, limits: Limits) -> None:

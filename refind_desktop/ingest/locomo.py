@@ -40,7 +40,7 @@ _READ_ERRORS = (ijson.JSONError, EOFError, gzip.BadGzipFile, zlib.error, Unicode
 def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
     """Yield `locomo:<sample_id>:session_<N>` sessions; turn ids are the dialog ids (`D1:3`)."""
     n_items = n_samples = 0
-    with open_binary(path) as f:
+    with open_binary(path, ctx.limits) as f:
         try:
             for sample in ijson.items(f, "item"):
                 n_items += 1

@@ -34,7 +34,7 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
     fingerprints: dict[str, str] = {}
     conflicts: set[str] = set()
     n_items = n_questions = 0
-    with open_binary(path) as f:
+    with open_binary(path, ctx.limits) as f:
         try:
             for item in ijson.items(f, "item"):
                 n_items += 1

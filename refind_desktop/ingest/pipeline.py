@@ -16,6 +16,7 @@ from ..index.store import TurnIndex, TurnWriter
 from ..types import Session
 from .base import ParseContext
 from .formats import get_parser
+from .limits import Limits
 from .walker import Skipped, Source, discover
 
 ProgressFn = Callable[["IngestProgress"], None]
@@ -109,8 +110,14 @@ class Ingestor:
     """
 
     def __init__(
-        self, index: TurnIndex, catalog: Catalog, tz: tzinfo, listeners: Iterable[ChangeListener] = ()
+        self,
+        index: TurnIndex,
+        catalog: Catalog,
+        tz: tzinfo,
+        listeners: Iterable[ChangeListener] = (),
+        limits: Limits | None = None,
     ) -> None:
+        self.limits = limits or Limits()
         self.index = index
         self.catalog = catalog
         self.tz = tz
@@ -147,7 +154,7 @@ class Ingestor:
             missing = [p for p in roots if not p.exists()]
             for p in missing:
                 report.skipped.append(Skipped(str(p), "path does not exist"))
-            sources, skipped = discover([p for p in roots if p.exists()])
+            sources, skipped = discover([p for p in roots if p.exists()], self.limits)
             own = str(self.index.path.parent.resolve())  # never ingest our own data folder
             sources = [s for s in sources if not _under(str(s.path), own)]
             skipped = [s for s in skipped if not _under(s.path, own)]
@@ -210,7 +217,7 @@ class Ingestor:
                 self.catalog.put_file(FileRecord(key, src.format, size, mtime, dig))
                 report.unchanged_files += 1
                 return False
-            ctx = ParseContext(tz=self.tz)
+            ctx = ParseContext(tz=self.tz, limits=self.limits)
             seen: set[str] = set()
             if dirty:
                 w.delete_source(key)  # also turns of sessions the catalog never heard of

@@ -10,8 +10,10 @@ from __future__ import annotations
 import json
 import re
 
-from .generic import count_labels
+from .generic import FENCE, count_labels, label_of
 from .whatsapp import is_whatsapp_line
+
+__all__ = ["Unknown", "count_labels", "describe", "is_fence", "label_of", "sniff_json", "sniff_text"]
 
 _ROLE_KEYS = {"role", "author", "sender", "from"}
 _TEXT_KEYS = {"content", "text", "value", "message"}
@@ -357,6 +359,11 @@ def sniff_text(text: str, whatsapp_name: bool) -> str | None:
     if count_labels(text) >= 2:
         return "generic"
     return None
+
+
+def is_fence(line: str) -> bool:
+    """A Markdown code-fence line (labels inside fences do not count)."""
+    return FENCE.match(line) is not None
 
 
 def _keys(value: object) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..errors import ParseError
 from .detect import CONVERSATIONS_NAME, WHATSAPP_NAME, UndetectedError, detect_file, is_slack_dir
+from .limits import Limits
 
 SKIP_DIRS = {".git", "__pycache__", "node_modules"}
 SILENT_FILES = {".DS_Store"}
@@ -81,9 +82,9 @@ class Skipped:
     reason: str
 
 
-def discover(paths: Iterable[Path]) -> tuple[list[Source], list[Skipped]]:
+def discover(paths: Iterable[Path], limits: Limits | None = None) -> tuple[list[Source], list[Skipped]]:
     """Walk files and folders; return what can be ingested and what was skipped (with reasons)."""
-    walker = _Walker()
+    walker = _Walker(limits or Limits())
     for p in paths:
         p = Path(p)
         if not p.exists() and not p.is_symlink():
@@ -98,7 +99,8 @@ def discover(paths: Iterable[Path]) -> tuple[list[Source], list[Skipped]]:
 class _Walker:
     """Depth-first, name-sorted walk that remembers visited folders and the export it is inside."""
 
-    def __init__(self) -> None:
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
         self.sources: list[Source] = []
         self.skipped: list[Skipped] = []
         self._seen: set[str] = set()
@@ -149,7 +151,7 @@ class _Walker:
         if name in SILENT_FILES or _is_companion(name, context) or not self._once(path):
             return
         try:
-            self.sources.append(Source(path, detect_file(path)))
+            self.sources.append(Source(path, detect_file(path, self.limits)))
         except UndetectedError as e:
             export = next((d for d in (path.parent, path.parent.parent) if is_slack_dir(d)), None)
             reason = f"part of a Slack export: ingest the folder {export}" if export else e.reason

@@ -82,6 +82,15 @@ def test_local_zone_keeps_summer_time(berlin) -> None:
     assert by_text["Die Stecklinge bewurzeln sich schon."] == utc(2024, 7, 14, 12, 25)  # CEST, +02:00
 
 
+def test_day_bounds_follow_summer_time(berlin) -> None:
+    from datetime import date
+
+    from refind_desktop.search.engine import day_bounds
+
+    lo, hi = day_bounds(date(2024, 7, 14), date(2024, 7, 14), resolve_tz("local"))
+    assert (lo, hi) == (datetime(2024, 7, 13, 22, 0), datetime(2024, 7, 14, 21, 59, 59, 999999))  # naive UTC
+
+
 def test_stats_names_the_zone(berlin, tmp_path: Path, capsys) -> None:
     from refind_desktop.cli import main
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 from dataclasses import dataclass, field
 from datetime import timezone, tzinfo
+from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from . import locations
@@ -56,12 +57,15 @@ class Services:
         self.catalog.close()
 
 
-def build_services(settings: Settings | None = None) -> Services:
-    """Open (creating when needed) the index and catalog under the configured data dir."""
+def build_services(settings: Settings | None = None, paths: Path | None = None) -> Services:
+    """Open (creating when needed) the index and catalog under the configured data dir, or under the
+    folder `paths` (the eval harness's per-haystack and archive indexes)."""
     settings = settings or load_settings()
     tz = resolve_tz(settings.timezone)
-    index = TurnIndex(locations.index_dir(), lock_wait=settings.lock_wait)
-    catalog = Catalog(locations.catalog_file())
+    index_dir = locations.index_dir() if paths is None else paths / "index"
+    catalog_file = locations.catalog_file() if paths is None else paths / "catalog.sqlite"
+    index = TurnIndex(index_dir, lock_wait=settings.lock_wait)
+    catalog = Catalog(catalog_file)
     return Services(
         settings=settings,
         index=index,

@@ -15,6 +15,7 @@ import tantivy
 
 from ..errors import IndexLockedError, IndexSchemaError
 from ..types import Turn, TurnView
+from .cjk import cjk_field_text, cjk_terms
 from .journal import JOURNAL_NAME, WriteJournal
 from .lock import DEFAULT_WAIT, LOCK_NAME, writer_lock
 from .schema import ANALYZER, SCHEMA_VERSION, analyzer, build_schema
@@ -72,6 +73,9 @@ class TurnWriter:
             doc.add_unsigned("sord", sord)
             doc.add_unsigned("turn", t.index)
             doc.add_text("text", t.text)
+            grams = cjk_field_text(t.text)
+            if grams:
+                doc.add_text("cjk", grams)
             doc.add_text("speaker", t.speaker or "")
             if t.timestamp is not None:
                 doc.add_date("ts", t.timestamp.astimezone(timezone.utc).replace(tzinfo=None))
@@ -248,14 +252,24 @@ class TurnIndex:
         return self.searcher().num_docs
 
     def text_query(self, keywords: str) -> tantivy.Query | None:
-        """BM25 query over turn text; None when no searchable term remains."""
+        """BM25 query over turn text (and the CJK bigram field for the query's CJK runs); None when no
+        searchable term remains. A query without CJK characters is exactly the word query."""
         text = clean_query(keywords)
         if not text:
             return None
+        clauses: list[tantivy.Query] = []
         try:
-            return self._index.parse_query(text, ["text"])
+            clauses.append(self._index.parse_query(text, ["text"]))
         except ValueError:  # every word was a stop-word
+            pass
+        grams = cjk_terms(text)
+        if grams:
+            clauses += [tantivy.Query.term_query(self.schema, "cjk", g, "freq") for g in grams]
+        if not clauses:
             return None
+        if len(clauses) == 1:
+            return clauses[0]
+        return tantivy.Query.boolean_query([(tantivy.Occur.Should, c) for c in clauses])
 
     def session_turns(self, sord: int, lo: int = 0, hi: int | None = None) -> list[TurnView]:
         """Turns lo..hi (inclusive) of a session, in order."""

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from refind_desktop.cli import main
+from refind_desktop.cli.evalcmd import services_factory
 from refind_desktop.eval import modes
 from refind_desktop.eval.retrieval import run_retrieval
 
@@ -100,7 +101,9 @@ def test_registered_mode_is_scored(capsys: pytest.CaptureFixture):
 
     modes.register_mode("test-reverse", reverse_catalog, note="test mode")
     try:
-        summary = run_retrieval("longmemeval", LME, ["test-reverse"], (1,), workers=1, quiet=True)
+        summary = run_retrieval(
+            "longmemeval", LME, ["test-reverse"], (1,), workers=1, quiet=True, factory=services_factory()
+        )
     finally:
         modes.MODES.pop("test-reverse")
     # the last haystack session is an answer session in both scored questions

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..index.schema import SCHEMA_VERSION
 from ..types import Session
 from .datasets import EvalQuestion, load_units
 from .runner import ServicesFactory, data_fingerprint
@@ -100,7 +101,12 @@ def archive_services(
         folder = Path(tmp.name)
     else:
         folder = cache / f"archive-{dataset}"
-    want = {"data": data_fingerprint(data), "sessions": len(archive.sessions), "turns": archive.n_turns}
+    want = {
+        "data": data_fingerprint(data),
+        "schema_version": SCHEMA_VERSION,
+        "sessions": len(archive.sessions),
+        "turns": archive.n_turns,
+    }
     marker = folder / MARKER
     fresh = False
     try:

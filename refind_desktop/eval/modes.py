@@ -40,6 +40,8 @@ class RetrievalMode:
 
 MODES: dict[str, RetrievalMode] = {}
 DEFAULT_MODES = ("bm25", "refind", "no-rrf", "no-context", "no-dedup", "no-temporal")
+ABLATION_MODES = ("session-sum", "no-own-words", "no-question-words", "refind-v1")
+"""Measured beside refind on request (--mode): what each part of the scoring adds."""
 ANCHOR = "bm25s"
 PROVIDERS: dict[str, Callable[[], None]] = {}
 """Mode name → a function that registers it (called the first time the mode is asked for)."""
@@ -116,12 +118,18 @@ def _engine(name: str, options: SearchOptions, note: str, context: bool = True) 
     )
 
 
-_engine("bm25", _REFIND.with_(rrf=False, context_window=0), "turn BM25 only: RRF off, no context", False)
-_engine("refind", _REFIND, "two-level RRF (k=60) with the engine's defaults, ±2 turns of context")
+_PLAIN = _REFIND.with_(rrf=False, context_window=0, own_words=False, question_words=False)
+_engine("bm25", _PLAIN, "plain turn BM25 (the whole question, turn text only): RRF off, no context", False)
+_engine(
+    "refind",
+    _REFIND,
+    "the engine's defaults: two-level RRF (k=60, session = its 3 best turns), the person's own "
+    "words scored beside the turn text, the question's generic words dropped, ±2 turns of context",
+)
 _engine(
     "no-rrf",
     _REFIND.with_(rrf=False),
-    "pure turn BM25 ranking with ±2 turns of context: session/turn metrics equal bm25's",
+    "refind's query (own words, generic words dropped) ranked by turn BM25 only, ±2 turns of context",
 )
 _engine(
     "no-context",
@@ -131,6 +139,20 @@ _engine(
 )
 _engine("no-dedup", _REFIND.with_(session_dedup=False), _NOOP)
 _engine("no-temporal", _REFIND.with_(temporal=False), _NOOP)
+_engine(
+    "session-sum",
+    _REFIND.with_(session_top=0),
+    "refind with the session scored by the sum over all its pooled turns (the earlier default)",
+)
+_engine("no-own-words", _REFIND.with_(own_words=False), "refind without the own-words field")
+_engine(
+    "no-question-words", _REFIND.with_(question_words=False), "refind keeping the question's generic words"
+)
+_engine(
+    "refind-v1",
+    _REFIND.with_(session_top=0, own_words=False, question_words=False),
+    "the engine's scoring before the archive work: session sums over the pool, whole question, text only",
+)
 
 
 # -- the external anchor ---------------------------------------------------------------------------

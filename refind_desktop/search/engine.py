@@ -26,17 +26,28 @@ class SearchOptions:
     rrf_k: int = 60
     pool: int = 1000
     """Turns scored for the session sums (0 = every matching turn)."""
-    session_top: int = 0
+    session_top: int = 3
     """Session score for the second RRF level: the sum of the session's `session_top` best pooled
-    turns (0 = the sum over every pooled turn of the session)."""
-    question_words: bool = False
-    """Drop the question's generic words (interrogatives, pronouns, auxiliaries: search/querywords.py)
+    turns (0 = the sum over every pooled turn, the score before the archive setting). Capped so
+    that a long session full of common words cannot win on its length: the same top-3 aggregation
+    as the dense backend's session rank."""
+    own_words: bool = True
+    """Score each word on the turn text and again on the person's own words (index/said.py)."""
+    question_words: bool = True
+    """Drop the question's generic words (pronouns, interrogatives, auxiliaries: search/querywords.py)
     from the query, unless nothing would be left."""
 
     @classmethod
     def generic(cls, **kw: object) -> SearchOptions:
-        """Generic agentic BM25: context, dedup, RRF and the time filter all off."""
-        return cls(context_window=0, rrf=False, session_dedup=False, temporal=False).with_(**kw)
+        """Generic agentic BM25: context, dedup, RRF, the time filter and the query weighting all off."""
+        return cls(
+            context_window=0,
+            rrf=False,
+            session_dedup=False,
+            temporal=False,
+            own_words=False,
+            question_words=False,
+        ).with_(**kw)
 
     def with_(self, **kw: object) -> SearchOptions:
         """A copy with some options changed (None values ignored)."""
@@ -195,7 +206,7 @@ class SearchEngine:
         limit: int | None = None,
     ) -> list[RankedTurn]:
         """Fused candidates from the pool (or every match when pool is 0), best first."""
-        q = self.index.text_query(self.query_text(keywords, options))
+        q = self.index.text_query(self.query_text(keywords, options), own_words=options.own_words)
         if q is None:
             return []
         schema = self.index.schema

@@ -18,6 +18,7 @@ from datetime import UTC
 
 from ..errors import ConfigError, MissingDependencyError
 from ..search.engine import SearchOptions
+from ..search.timewords import resolve as resolve_timewords
 from .metrics import Hit
 
 ModeFn = Callable[[object, str, int], list[Hit]]
@@ -40,7 +41,7 @@ class RetrievalMode:
 
 MODES: dict[str, RetrievalMode] = {}
 DEFAULT_MODES = ("bm25", "refind", "no-rrf", "no-context", "no-dedup", "no-temporal")
-ABLATION_MODES = ("session-sum", "no-own-words", "no-question-words", "refind-v1")
+ABLATION_MODES = ("session-sum", "no-own-words", "no-question-words", "refind-v1", "refind-dated")
 """Measured beside refind on request (--mode): what each part of the scoring adds."""
 ANCHOR = "bm25s"
 PROVIDERS: dict[str, Callable[[], None]] = {}
@@ -152,6 +153,33 @@ _engine(
     "refind-v1",
     _REFIND.with_(session_top=0, own_words=False, question_words=False),
     "the engine's scoring before the archive work: session sums over the pool, whole question, text only",
+)
+
+
+def dated_mode(options: SearchOptions) -> ModeFn:
+    """The question's relative time words (search/timewords.py, against the question's date) as the
+    date filter of the single search; unfiltered when the filter finds nothing or there are none."""
+
+    def run(services, question: str, k: int) -> list[Hit]:
+        when = getattr(services, "question_date", None)
+        span = resolve_timewords(question, when, services.engine.tz) if when else None
+        ranked = []
+        if span is not None:
+            ranked = services.engine.candidates(question, span[0], span[1], options=options)
+        if not ranked:
+            ranked = services.engine.candidates(question, options=options)
+        return _hits(services, ranked, k)
+
+    return run
+
+
+register_mode(
+    "refind-dated",
+    dated_mode(_REFIND),
+    context_window=_REFIND.context_window,
+    note='refind with the question\'s relative time words ("last month", "two weeks ago") resolved '
+    "against its date as the date filter; unfiltered when that finds nothing",
+    as_of=True,
 )
 
 

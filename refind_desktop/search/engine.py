@@ -156,6 +156,13 @@ def merge_windows(
     return [(b[0], b[1], b[2], b[3]) for b in blocks]
 
 
+def _filter(schema: tantivy.Schema, lo: datetime | None, hi: datetime | None) -> tantivy.Query:
+    """A date-range filter that adds nothing to the score (tantivy scores a bare range clause 1.0 per
+    matching turn, which would inflate every session sum by its number of pooled turns)."""
+    rng = tantivy.Query.range_query(schema, "ts", tantivy.FieldType.Date, lo, hi)
+    return tantivy.Query.const_score_query(rng, 0.0)
+
+
 def utc_naive(when: datetime, tz: tzinfo) -> datetime:
     """A moment as the naive UTC value of the index's date field (naive input is read in `tz`)."""
     if when.tzinfo is None:
@@ -212,18 +219,9 @@ class SearchEngine:
         schema = self.index.schema
         clauses = [(tantivy.Occur.Must, q)]
         if self.as_of is not None:
-            bound = utc_naive(self.as_of, self.tz)
-            clauses.append(
-                (
-                    tantivy.Occur.Must,
-                    tantivy.Query.range_query(schema, "ts", tantivy.FieldType.Date, None, bound),
-                )
-            )
+            clauses.append((tantivy.Occur.Must, _filter(schema, None, utc_naive(self.as_of, self.tz))))
         if options.temporal and (date_from or date_to):
-            lo, hi = day_bounds(date_from, date_to, self.tz)
-            clauses.append(
-                (tantivy.Occur.Must, tantivy.Query.range_query(schema, "ts", tantivy.FieldType.Date, lo, hi))
-            )
+            clauses.append((tantivy.Occur.Must, _filter(schema, *day_bounds(date_from, date_to, self.tz))))
         if options.session_dedup and exclude:
             clauses.append(
                 (tantivy.Occur.MustNot, tantivy.Query.term_set_query(schema, "session", sorted(exclude)))

@@ -128,6 +128,12 @@ def test_time_filter_applies_before_scoring(archive):
     # inclusive days: a range that is exactly the day of gamma keeps it
     only = archive.engine.search("hiking", date(2024, 3, 20), date(2024, 3, 20))
     assert [b.session_id for b in only] == ["s:gamma"]
+    # the filter adds nothing to the scores (a bare tantivy range clause adds 1.0 to every turn)
+    unfiltered = {(r.sord, r.turn): r.bm25 for r in archive.engine.candidates("hiking stove")}
+    filtered = archive.engine.candidates("hiking stove", date(2024, 3, 5), date(2024, 3, 31))
+    assert filtered and all(r.bm25 == pytest.approx(unfiltered[(r.sord, r.turn)]) for r in filtered)
+    bounded = archive.engine.bounded(day(15)).candidates("hiking stove")
+    assert bounded and all(r.bm25 == pytest.approx(unfiltered[(r.sord, r.turn)]) for r in bounded)
     # temporal switch off ignores dates
     off = archive.engine.search(
         "hiking", date(2024, 3, 20), date(2024, 3, 20), options=SearchOptions(temporal=False)

@@ -18,6 +18,7 @@ from datetime import UTC
 
 from ..errors import ConfigError, MissingDependencyError
 from ..search.engine import SearchOptions
+from ..search.timewords import mention_range
 from ..search.timewords import resolve as resolve_timewords
 from .metrics import Hit
 
@@ -41,7 +42,14 @@ class RetrievalMode:
 
 MODES: dict[str, RetrievalMode] = {}
 DEFAULT_MODES = ("bm25", "refind", "no-rrf", "no-context", "no-dedup", "no-temporal")
-ABLATION_MODES = ("session-sum", "no-own-words", "no-question-words", "refind-v1", "refind-dated")
+ABLATION_MODES = (
+    "session-sum",
+    "no-own-words",
+    "no-question-words",
+    "refind-v1",
+    "refind-dated",
+    "refind-since",
+)
 """Measured beside refind on request (--mode): what each part of the scoring adds."""
 ANCHOR = "bm25s"
 PROVIDERS: dict[str, Callable[[], None]] = {}
@@ -156,13 +164,15 @@ _engine(
 )
 
 
-def dated_mode(options: SearchOptions) -> ModeFn:
+def dated_mode(options: SearchOptions, since: bool = False) -> ModeFn:
     """The question's relative time words (search/timewords.py, against the question's date) as the
-    date filter of the single search; unfiltered when the filter finds nothing or there are none."""
+    date filter of the single search; unfiltered when the filter finds nothing or there are none.
+    `since`: the filter runs from the event's first day to the question's day (`mention_range`)."""
+    resolver = mention_range if since else resolve_timewords
 
     def run(services, question: str, k: int) -> list[Hit]:
         when = getattr(services, "question_date", None)
-        span = resolve_timewords(question, when, services.engine.tz) if when else None
+        span = resolver(question, when, services.engine.tz) if when else None
         ranked = []
         if span is not None:
             ranked = services.engine.candidates(question, span[0], span[1], options=options)
@@ -179,6 +189,14 @@ register_mode(
     context_window=_REFIND.context_window,
     note='refind with the question\'s relative time words ("last month", "two weeks ago") resolved '
     "against its date as the date filter; unfiltered when that finds nothing",
+    as_of=True,
+)
+register_mode(
+    "refind-since",
+    dated_mode(_REFIND, since=True),
+    context_window=_REFIND.context_window,
+    note="refind filtered to the conversations that can tell of the question's event: from the first "
+    "day its time words name to the question's day; unfiltered when that finds nothing",
     as_of=True,
 )
 

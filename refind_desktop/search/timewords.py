@@ -17,7 +17,12 @@ them, or None when the question has none. Ranges never end after the question's 
 - in / during / since / early / late <Month> [year], <Month> <day>, <Month> <year>: that month or day
   (without a year, the latest one not after today's month; "since" runs to today); in <year>.
 
-Questions about the distance itself ("how many days ago", "how long ago") are not a range.
+Questions about the distance itself ("how many days ago", "how long ago") are not a range, nor are
+habits ("on Saturday mornings", "on Sundays").
+
+The range is when the event happened. A conversation can only tell of an event during or after it,
+so as a filter on the dates of conversations `mention_range` runs from the event's first day to the
+question's day.
 """
 
 from __future__ import annotations
@@ -64,7 +69,10 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     ("this_unit", re.compile(r"\bthis (?P<unit>week|month|year)\b")),
-    ("weekday", re.compile(rf"\b(last|on|this past|past) {_WEEKDAY}\b")),
+    (
+        "weekday",
+        re.compile(rf"\b(last|on|this past|past) {_WEEKDAY}\b(?! (mornings|afternoons|evenings|nights)\b)"),
+    ),
     ("month_day", re.compile(rf"\b{_MONTH} (?P<day>\d{{1,2}})(st|nd|rd|th)?\b(?!,? ?\d{{4}})")),
     (
         "month",
@@ -72,6 +80,7 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [
             rf"\b(?P<lead>in|during|since|early|late|mid|last|of|through) (early |late |mid-?)?{_MONTH}(?: (?P<year>(19|20)\d\d))?\b"
         ),
     ),
+    ("month", re.compile(rf"\b(?P<lead>and|or) (?!may\b){_MONTH}(?: (?P<year>(19|20)\d\d))?\b")),
     ("month_year", re.compile(rf"\b{_MONTH},? (?P<year>(19|20)\d\d)\b")),
     ("year", re.compile(r"\b(in|during|since) (?P<year>(19|20)\d\d)\b")),
 ]
@@ -213,3 +222,16 @@ def resolve(question: str, now: datetime | date, tz: tzinfo | None = None) -> Ra
     lo = min(r[0] for r in found)
     hi = min(max(r[1] for r in found), today)
     return (lo, hi) if lo <= hi else None
+
+
+def mention_range(question: str, now: datetime | date, tz: tzinfo | None = None) -> Range | None:
+    """The dates of the conversations that can tell of the question's event: from the first day of
+    its time words' range to the question's day (None without time words)."""
+    span = resolve(question, now, tz)
+    if span is None:
+        return None
+    if isinstance(now, datetime):
+        today = (now.astimezone(tz) if tz is not None and now.tzinfo else now).date()
+    else:
+        today = now
+    return span[0], today

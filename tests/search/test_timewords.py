@@ -57,6 +57,8 @@ TABLE = [
     ("in February 2024", D(2024, 5, 1), (D(2024, 2, 1), D(2024, 2, 29))),
     ("on March 5th", D(2023, 5, 30), (D(2023, 3, 5), D(2023, 3, 5))),
     ("in 2022", D(2023, 5, 30), (D(2022, 1, 1), D(2022, 12, 31))),
+    ("novels I finished in January and March", D(2023, 5, 30), (D(2023, 1, 1), D(2023, 3, 31))),
+    ("on Saturday morning", D(2023, 5, 30), (D(2023, 5, 27), D(2023, 5, 27))),
     # several expressions: the range holding all of them
     ("last week or two weeks ago", D(2023, 5, 30), (D(2023, 5, 15), D(2023, 5, 28))),
     # no range
@@ -65,6 +67,8 @@ TABLE = [
     ("how long ago was the trip", D(2023, 5, 30), None),
     ("I may go to the gym on Sundays", D(2023, 5, 30), None),
     ("my Sunday group rides", D(2023, 5, 30), None),
+    ("What time do I wake up on Saturday mornings?", D(2023, 5, 30), None),  # a habit, not a day
+    ("Which tea and may I ask", D(2023, 5, 30), None),
     ("What is my favourite tea?", D(2023, 5, 30), None),
 ]
 
@@ -85,3 +89,14 @@ def test_the_question_day_is_taken_in_the_users_zone():
     late = datetime(2023, 1, 31, 23, 30, tzinfo=timezone(timedelta(hours=-5)))
     assert resolve("last month", late) == (D(2022, 12, 1), D(2022, 12, 31))
     assert resolve("last month", late, UTC) == (D(2023, 1, 1), D(2023, 1, 31))
+
+
+def test_mention_range_runs_from_the_event_to_the_question_day():
+    from refind_desktop.search.timewords import mention_range
+
+    assert mention_range("what did I do in April?", D(2023, 5, 1)) == (D(2023, 4, 1), D(2023, 5, 1))
+    assert mention_range("where did I move from 4 years ago", D(2023, 10, 22)) == (
+        D(2019, 1, 1),
+        D(2023, 10, 22),
+    )
+    assert mention_range("my favourite tea", D(2023, 10, 22)) is None

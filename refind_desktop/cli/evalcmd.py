@@ -1,15 +1,73 @@
-"""`refind eval retrieval|qa`: benchmark runs on LongMemEval / LoCoMo files (thin caller of eval/)."""
+"""`refind eval retrieval|qa`: benchmark runs on LongMemEval / LoCoMo files (thin caller of eval/).
+
+The eval harness sits below the services layer, so this module injects what it needs from above:
+the services factory (`build_services` over a folder, naive times as UTC), the raw-RAG retrieval
+modes, and the lookup of answer-mode runners.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
+from ..config import Settings
 from ..errors import ConfigError
 from .common import print_json
 
 QA_MODES = ("refind", "generic", "one-search", "rawrag", "hybrid")
+SETTINGS = ("haystack", "archive")
+RAG_MODES = ("dense", "dense-rrf", "hybrid")
+
+
+def eval_services(settings: Settings | None, folder: Path):
+    """The one services factory over an eval index kept in `folder` (UTC: the benchmarks' dates
+    carry no zone), with the same listeners as every front end."""
+    from ..locations import Paths
+    from ..services import build_services
+
+    return build_services((settings or Settings()).replace(timezone="UTC"), paths=Paths.under(folder))
+
+
+def services_factory(settings: Settings | None = None) -> Callable[[Path], object]:
+    """A picklable factory for the eval harness (process-pool workers rebuild services with it)."""
+    return partial(eval_services, settings)
+
+
+def register_rag_modes() -> None:
+    """Register raw-RAG's dense/hybrid rankings as retrieval modes (numpy/torch load only then)."""
+    from ..eval.modes import register_mode
+    from ..rag.eval_modes import RAG_EVAL_MODES
+
+    for name, (fn, window, note) in RAG_EVAL_MODES.items():
+        register_mode(name, partial(_cut_mode, fn), context_window=window, note=note)
+
+
+def _cut_mode(fn: Callable, services: object, question: str, k: int) -> list:
+    from ..eval.modes import cut
+
+    return cut(fn(services, question), k)
+
+
+def eval_setup() -> None:
+    """Run in the harness and in each worker: the lazily registered modes of this build."""
+    from ..eval.modes import register_provider
+
+    register_provider(RAG_MODES, register_rag_modes)
+
+
+def qa_runner(mode: str) -> Callable:
+    """The answer-mode runner for `eval qa` (the agent's registry; injected into the harness)."""
+    from .ask import MODE_RUNNERS
+
+    runner = MODE_RUNNERS.get(mode)
+    if runner is None:
+        raise ConfigError(
+            f"mode {mode!r} is not available in this build; available: {', '.join(MODE_RUNNERS)}"
+        )
+    return runner
 
 
 def _ks(value: str) -> tuple[int, ...]:
@@ -39,7 +97,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "(repeatable; default: all of the engine's modes). bm25s is always added.",
     )
     r.add_argument("--k", type=_ks, default=(1, 3, 5, 10), help="cut-offs, e.g. 1,3,5,10")
-    r.add_argument("--workers", type=int, default=2, help="processes (one index per haystack each)")
+    r.add_argument(
+        "--workers",
+        type=int,
+        default=2,
+        help="processes (one index per haystack each; the archive setting runs in one process)",
+    )
     r.set_defaults(func=cmd_retrieval)
 
     q = esub.add_parser("qa", help="run the agent per question and score its answers")
@@ -86,6 +149,13 @@ def _common(p: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="results folder: per-question JSONL (resumable), JSON, Markdown, PNG",
     )
+    p.add_argument(
+        "--setting",
+        choices=SETTINGS,
+        default="haystack",
+        help="haystack: one index per question's haystack (the benchmark); archive: every haystack "
+        "in one index (built once, cached in --out), each question as of its date",
+    )
     p.add_argument("--json", action="store_true", help="print the summary JSON")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
@@ -106,6 +176,9 @@ def cmd_retrieval(args: argparse.Namespace) -> int:
         args.workers,
         quiet=args.quiet,
         sample=args.sample,
+        factory=services_factory(),
+        setup=eval_setup,
+        setting=args.setting,
     )
     if args.json:
         print_json(summary)
@@ -119,12 +192,12 @@ def cmd_qa(args: argparse.Namespace) -> int:
     from ..config import load_settings
     from ..eval.qa import run_qa
     from ..eval.report import qa_markdown
-    from .ask import MODE_RUNNERS
 
-    runner = MODE_RUNNERS.get(args.mode)
-    if runner is None:
+    runner = qa_runner(args.mode)
+    if args.setting == "archive" and args.mode in ("rawrag", "hybrid"):
         raise ConfigError(
-            f"mode {args.mode!r} is not available in this build; available: {', '.join(MODE_RUNNERS)}"
+            f"mode {args.mode!r} cannot run in the archive setting yet: its dense index does not "
+            "apply the as-of bound, so later sessions would leak into its results"
         )
     settings = load_settings()
     summary = run_qa(
@@ -132,6 +205,8 @@ def cmd_qa(args: argparse.Namespace) -> int:
         args.data,
         settings,
         runner=runner,
+        factory=services_factory(settings),
+        setting=args.setting,
         mode=args.mode,
         backend=args.backend,
         model=args.model,

@@ -16,9 +16,17 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ..config import Settings
-from ..errors import RefindError
+from ..errors import ConfigError, RefindError
+from .archive import archive_services, build_archive
 from .datasets import EvalQuestion, EvalUnit, load_units
-from .runner import ProgressLine, ResultCache, data_fingerprint, unit_services
+from .runner import (
+    ProgressLine,
+    QuestionServices,
+    ResultCache,
+    ServicesFactory,
+    data_fingerprint,
+    unit_services,
+)
 from .scoring import deterministic, llm_judge
 
 Runner = Callable[..., object]
@@ -63,7 +71,7 @@ def answer_question(svc, backend, runner: Runner, mode: str, dataset: str, q: Ev
     }
     t0 = time.perf_counter()
     try:
-        result = runner(svc, backend, mode, q.question, q.date, None)
+        result = runner(svc, backend, mode, q.question, q.date, None)  # `now` = the question's date
     except RefindError as exc:
         rec.update(error=f"{exc.title}: {exc.message}", seconds=round(time.perf_counter() - t0, 3))
         return rec
@@ -97,13 +105,23 @@ def run_qa(
     workers: int | None = None,
     quiet: bool = False,
     sample: str = "first",
+    *,
+    factory: ServicesFactory,
+    setting: str = "haystack",
 ) -> dict:
-    """Answer every question (resuming from the cache in `out`), judge, and summarize."""
+    """Answer every question (resuming from the cache in `out`), judge, and summarize.
+
+    `runner` is the answer mode's runner and `factory` the services factory, both injected by the
+    CLI. `setting` "archive": one index of every haystack, each question asked as of its date (the
+    engine the runner gets is bounded there; the runner neither sees nor sets the bound).
+    """
+    if setting not in ("haystack", "archive"):
+        raise ConfigError(f"unknown setting {setting!r}; choose haystack or archive")
     label = _label(backend, model, settings)
     kind = label.split("-", 1)[0]
     judge_name = (judge or "exact").lower()
     judge_label = "exact" if judge_name == "exact" else _label(judge_name, judge_model, settings)
-    stem = f"qa-{dataset}-{mode}-{label}"
+    stem = f"qa-{dataset}-{mode}-{label}" + ("-archive" if setting == "archive" else "")
     cache = ResultCache(out / f"{stem}.jsonl" if out else None, data_fingerprint(data))
     workers = workers or (2 if kind == "openai" else 1)
     model_backend = judge_backend = None
@@ -111,7 +129,12 @@ def run_qa(
     bar = ProgressLine(f"eval qa {dataset} {mode}", quiet)
     order: list[str] = []
     units: list[tuple[EvalUnit, list[EvalQuestion]]] = []
-    for unit in load_units(dataset, data, limit, sample=sample):
+    archive = build_archive(dataset, data, limit, sample) if setting == "archive" else None
+    for unit in (
+        [EvalUnit("archive", [], archive.questions)]
+        if archive
+        else load_units(dataset, data, limit, sample=sample)
+    ):
         order += [q.qid for q in unit.questions]
         todo = [q for q in unit.questions if (r := cache.get(q.qid)) is None or "error" in r]
         if todo:
@@ -135,9 +158,14 @@ def run_qa(
     def do_unit(item: tuple[EvalUnit, list[EvalQuestion]]) -> None:
         nonlocal done
         unit, todo = item
-        with unit_services(unit, dataset, settings) as svc:
+        if archive is not None:
+            opened = archive_services(archive, dataset, data, factory, out)
+        else:
+            opened = unit_services(unit, dataset, factory)
+        with opened as svc:
             for q in todo:
-                rec = answer_question(svc, model_backend, runner, mode, dataset, q)
+                view = QuestionServices(svc, q, bounded=archive is not None)
+                rec = answer_question(view, model_backend, runner, mode, dataset, q)
                 with lock:
                     cache.put(rec)
                     done += 1
@@ -171,6 +199,9 @@ def run_qa(
         bar.close()
     records = [cache.get(q) for q in dict.fromkeys(order) if cache.get(q)]
     summary = summarize(dataset, records, mode, label, judge_label)
+    summary["setting"] = setting
+    if archive is not None:
+        summary["archive"] = archive.stats()
     if out:
         from .report import write_qa_report
 

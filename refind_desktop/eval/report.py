@@ -30,11 +30,23 @@ def retrieval_markdown(summary: dict) -> str:
     ks = summary["ks"]
     modes = summary["modes"]
     skipped = ", ".join(f"{k} {v}" for k, v in summary["skipped"].items())
+    setting = summary.get("setting", "haystack")
+    if setting == "archive":
+        a = summary.get("archive", {})
+        where = (
+            f"Archive setting: every haystack in one index ({a.get('sessions')} sessions, "
+            f"{a.get('turns')} turns; {a.get('duplicate_sessions_dropped')} duplicate copies dropped, "
+            f"{a.get('conflicting_duplicates')} of them differing), each question asked as of its "
+            "date (later sessions invisible to every mode, bm25s included). "
+        )
+    else:
+        where = "Haystack setting: one index per question's haystack (the benchmark). "
     lines = [
-        f"# Retrieval: {summary['dataset']}",
+        f"# Retrieval: {summary['dataset']} ({setting})",
         "",
         f"{summary['questions']} questions, {summary['scored']} scored (skipped: {skipped}). "
-        "Single-shot: the question is the query. Sessions are ranked by first appearance in the "
+        + where
+        + "Single-shot: the question is the query. Sessions are ranked by first appearance in the "
         "turn ranking. `bm25s` is the external reference (bm25s library, k1 1.2, b 0.75, English "
         "stop-words, Snowball stemmer) on the same turns.",
         "",
@@ -101,10 +113,10 @@ def plot_recall(summary: dict, path: Path) -> bool:
     return True
 
 
-def write_retrieval_report(summary: dict, out: Path) -> None:
-    """retrieval-<dataset>.json/.md/.png in `out`."""
+def write_retrieval_report(summary: dict, out: Path, stem_name: str | None = None) -> None:
+    """<stem>.json/.md/.png in `out` (default stem: retrieval-<dataset>)."""
     out.mkdir(parents=True, exist_ok=True)
-    stem = out / f"retrieval-{summary['dataset']}"
+    stem = out / (stem_name or f"retrieval-{summary['dataset']}")
     stem.with_suffix(".json").write_text(
         json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
     )

@@ -11,14 +11,24 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from pathlib import Path
+from typing import Any
 
-from ..errors import RefindError
+from ..errors import ConfigError, RefindError
+from .archive import archive_services, build_archive
 from .datasets import EvalQuestion, EvalUnit, load_units
 from .metrics import mean_table, score_question
 from .modes import ANCHOR, get_mode
-from .runner import ProgressLine, ResultCache, data_fingerprint, unit_services
+from .runner import (
+    ProgressLine,
+    QuestionServices,
+    ResultCache,
+    ServicesFactory,
+    data_fingerprint,
+    unit_services,
+)
 
 DEFAULT_KS = (1, 3, 5, 10)
+SETTINGS = ("haystack", "archive")
 
 
 def question_status(q: EvalQuestion) -> str:
@@ -41,42 +51,63 @@ def _needs(rec: dict | None, modes: list[str], ks: tuple[int, ...]) -> list[str]
     return [m for m in modes if m not in done or "error" in done[m] or not all(w in done[m] for w in want)]
 
 
+def score_record(
+    svc: Any,
+    q: EvalQuestion,
+    unit_id: str,
+    turn_key: dict[str, tuple[str, int]],
+    modes: list[str],
+    ks: tuple[int, ...],
+) -> dict:
+    """One question's record: its status and, when scored, every pending mode's metrics."""
+    status = question_status(q)
+    rec = {
+        "qid": q.qid,
+        "unit": unit_id,
+        "type": q.qtype,
+        "status": status,
+        "unresolved": q.unresolved,
+        "n_evidence_turns": len(q.evidence_turns),
+        "modes": {},
+    }
+    if status != "scored":
+        return rec
+    gold_turns = [turn_key[t] for t in q.evidence_turns if t in turn_key]
+    for name in modes:
+        mode = get_mode(name)
+        try:
+            hits = mode.fn(svc, q.question, max(ks))
+        except RefindError as exc:
+            rec["modes"][name] = {"error": f"{exc.title}: {exc.message}"}
+            continue
+        rec["modes"][name] = {
+            key: round(v, 6)
+            for key, v in score_question(hits, q.answer_sessions, gold_turns, ks, mode.context_window).items()
+        }
+    return rec
+
+
 def score_unit(
-    dataset: str, unit: EvalUnit, modes: list[str], ks: tuple[int, ...], todo: dict[str, list[str]]
+    dataset: str,
+    unit: EvalUnit,
+    modes: list[str],
+    ks: tuple[int, ...],
+    todo: dict[str, list[str]],
+    factory: ServicesFactory,
+    setup: Callable[[], None] | None = None,
 ) -> list[dict]:
-    """Index one haystack and score the questions' pending modes (runs in a worker process)."""
-    out: list[dict] = []
-    k_max = max(ks)
-    with unit_services(unit, dataset) as svc:
+    """Index one haystack and score the questions' pending modes (runs in a worker process;
+    `setup` registers the modes the caller added, as a spawned worker starts without them)."""
+    if setup is not None:
+        setup()
+    with unit_services(unit, dataset, factory) as svc:
         turn_key = {tid: key for key, tid in unit.turn_ids().items()}
-        for q in unit.questions:
-            status = question_status(q)
-            rec = {
-                "qid": q.qid,
-                "unit": unit.unit_id,
-                "type": q.qtype,
-                "status": status,
-                "unresolved": q.unresolved,
-                "n_evidence_turns": len(q.evidence_turns),
-                "modes": {},
-            }
-            if status == "scored":
-                gold_turns = [turn_key[t] for t in q.evidence_turns if t in turn_key]
-                for name in todo.get(q.qid, modes):
-                    mode = get_mode(name)
-                    try:
-                        hits = mode.fn(svc, q.question, k_max)
-                    except RefindError as exc:
-                        rec["modes"][name] = {"error": f"{exc.title}: {exc.message}"}
-                        continue
-                    rec["modes"][name] = {
-                        key: round(v, 6)
-                        for key, v in score_question(
-                            hits, q.answer_sessions, gold_turns, ks, mode.context_window
-                        ).items()
-                    }
-            out.append(rec)
-    return out
+        return [
+            score_record(
+                QuestionServices(svc, q, bounded=False), q, unit.unit_id, turn_key, todo.get(q.qid, modes), ks
+            )
+            for q in unit.questions
+        ]
 
 
 def _units_todo(
@@ -111,16 +142,37 @@ def run_retrieval(
     log: Callable[[str], None] | None = None,
     quiet: bool = False,
     sample: str = "first",
+    *,
+    factory: ServicesFactory,
+    setup: Callable[[], None] | None = None,
+    setting: str = "haystack",
 ) -> dict:
-    """Score every question with every mode plus the bm25s anchor; returns the summary JSON."""
+    """Score every question with every mode plus the bm25s anchor; returns the summary JSON.
+
+    `factory` builds the services over a folder (injected by the CLI); `setup` registers extra modes
+    (run here and in every worker process). `setting`: "haystack" (one index per question's
+    haystack, the benchmark) or "archive" (every haystack in one index, each question as of its
+    date; runs in this process, `workers` is ignored).
+    """
+    if setting not in SETTINGS:
+        raise ConfigError(f"unknown setting {setting!r}; choose one of {', '.join(SETTINGS)}")
+    if setup is not None:
+        setup()
     modes = list(dict.fromkeys([*modes, ANCHOR]))
     for name in modes:
-        get_mode(name)  # unknown modes fail before any work
+        mode = get_mode(name)  # unknown modes fail before any work
+        if setting == "archive" and not mode.as_of:
+            raise ConfigError(
+                f"retrieval mode {name!r} cannot run in the archive setting: it does not apply the "
+                "as-of bound, so later sessions would leak into its results"
+            )
     ks = tuple(sorted(set(ks)))
-    cache = ResultCache(out / f"retrieval-{dataset}.jsonl" if out else None, data_fingerprint(data))
+    stem = f"retrieval-{dataset}" + ("-archive" if setting == "archive" else "")
+    cache = ResultCache(out / f"{stem}.jsonl" if out else None, data_fingerprint(data))
     order: list[str] = []
-    bar = ProgressLine(f"eval retrieval {dataset}", quiet)
+    bar = ProgressLine(f"eval retrieval {dataset} {setting}", quiet)
     done = 0
+    extra: dict = {}
 
     def collect(records: list[dict]) -> None:
         nonlocal done
@@ -132,31 +184,49 @@ def run_retrieval(
             done += 1
         bar.update(done, limit, records[-1]["qid"] if records else "")
 
-    units = _units_todo(dataset, data, limit, modes, ks, cache, order, sample)
     try:
-        if workers <= 1:
-            for unit, todo in units:
-                collect(score_unit(dataset, unit, modes, ks, todo))
+        if setting == "archive":
+            archive = build_archive(dataset, data, limit, sample)
+            extra["archive"] = archive.stats()
+            pending = []
+            for q in archive.questions:
+                order.append(q.qid)
+                need = _needs(cache.get(q.qid), modes, ks)
+                if need:
+                    pending.append((q, need))
+            if pending:
+                turn_key = {tid: key for key, tid in archive.turn_ids.items()}
+                with archive_services(archive, dataset, data, factory, out) as svc:
+                    for q, need in pending:
+                        view = QuestionServices(svc, q, bounded=True)
+                        collect([score_record(view, q, "archive", turn_key, need, ks)])
         else:
-            ctx = multiprocessing.get_context("spawn")
-            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-                pending: set[Future] = set()
+            units = _units_todo(dataset, data, limit, modes, ks, cache, order, sample)
+            if workers <= 1:
                 for unit, todo in units:
-                    pending.add(pool.submit(score_unit, dataset, unit, modes, ks, todo))
-                    if len(pending) >= 2 * workers:
-                        finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                        for f in finished:
-                            collect(f.result())
-                for f in pending:
-                    collect(f.result())
+                    collect(score_unit(dataset, unit, modes, ks, todo, factory))
+            else:
+                ctx = multiprocessing.get_context("spawn")
+                with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+                    running: set[Future] = set()
+                    for unit, todo in units:
+                        running.add(pool.submit(score_unit, dataset, unit, modes, ks, todo, factory, setup))
+                        if len(running) >= 2 * workers:
+                            finished, running = wait(running, return_when=FIRST_COMPLETED)
+                            for f in finished:
+                                collect(f.result())
+                    for f in running:
+                        collect(f.result())
     finally:
         bar.close()
     records = [cache.get(q) for q in dict.fromkeys(order) if cache.get(q)]
     summary = summarize(dataset, records, modes, ks)
+    summary["setting"] = setting
+    summary.update(extra)
     if out:
         from .report import write_retrieval_report
 
-        write_retrieval_report(summary, out)
+        write_retrieval_report(summary, out, stem)
     return summary
 
 

@@ -1,4 +1,4 @@
-"""Shared eval plumbing: one temporary index per haystack, the resumable JSONL cache, progress lines."""
+"""Shared eval plumbing: one temporary index per haystack, per-question views, the JSONL cache, progress."""
 
 from __future__ import annotations
 
@@ -7,45 +7,53 @@ import json
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import UTC
 from pathlib import Path
+from typing import Any
 
-from ..config import Settings
-from ..index.catalog import Catalog
-from ..index.store import TurnIndex
-from ..ingest.pipeline import Ingestor
-from ..search.engine import SearchEngine
-from ..services import Services
-from .datasets import EvalUnit
+from .datasets import EvalQuestion, EvalUnit
+
+ServicesFactory = Callable[[Path], Any]
+"""folder → the front ends' services (`build_services`) over an index and catalog kept in that folder,
+naive times read as UTC. The CLI injects it (eval sits below the services layer and never imports it);
+it must be picklable (a module-level function or a partial of one) for the process pool."""
 
 
 @contextmanager
-def unit_services(unit: EvalUnit, dataset: str, settings: Settings | None = None) -> Iterator[Services]:
+def unit_services(unit: EvalUnit, dataset: str, factory: ServicesFactory) -> Iterator[Any]:
     """Services over a fresh index in a temporary folder holding only this unit's haystack (UTC).
 
     The parsed sessions are left in `services.eval_sessions` for modes with their own index.
     """
-    settings = (settings or Settings()).replace(timezone="UTC")
     with tempfile.TemporaryDirectory(prefix="refind-eval-") as tmp:
-        index = TurnIndex(Path(tmp) / "index")
-        catalog = Catalog(Path(tmp) / "catalog.sqlite")
-        tz = UTC
-        svc = Services(
-            settings=settings,
-            index=index,
-            catalog=catalog,
-            ingestor=Ingestor(index, catalog, tz),
-            engine=SearchEngine(index, catalog, tz),
-            tz=tz,
-        )
+        svc = factory(Path(tmp))
         try:
             svc.ingestor.apply_sessions(unit.sessions, f"eval:{dataset}:{unit.unit_id}", dataset)
             svc.eval_sessions = unit.sessions
             yield svc
         finally:
             svc.close()
+
+
+class QuestionServices:
+    """The services as one question sees them: the engine bounded at the question's date in the
+    archive setting (`as_of`), and the question's date for modes that read relative dates."""
+
+    def __init__(self, base: Any, question: EvalQuestion, bounded: bool) -> None:
+        self._base = base
+        self.question_date = question.date
+        self.engine = base.engine.bounded(question.date) if bounded else base.engine
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._base, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # the per-haystack caches (bm25s anchor, dense retriever, ...) belong to the shared services
+        if name in ("_base", "question_date", "engine"):
+            object.__setattr__(self, name, value)
+        else:
+            setattr(self._base, name, value)
 
 
 def data_fingerprint(path: Path) -> str:

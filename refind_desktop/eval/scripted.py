@@ -37,8 +37,8 @@ def _content_words(text: str) -> list[str]:
 def _controller_reply(messages: list[ChatMessage], schema: dict) -> dict:
     props = schema.get("properties", {})
     reply: dict = {}
-    if "relevant" in props:
-        return {"relevant": True}
+    if set(props) == {"answer"}:  # judge one result (agent/schemas.py JUDGE_SCHEMA): keep it
+        return {"answer": props["answer"].get("enum", ["yes"])[0]}
     if "indices" in props:
         return {"indices": [1]}
     if "action" in props:

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import tantivy
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2: the `cjk` bigram field (index/cjk.py) and the `said` field (the person's own words, index/said.py)."""
 ANALYZER = "refind_en"
+CJK_TOKENIZER = "whitespace"
+"""The `cjk` field holds space-separated character bigrams (index/cjk.py), one token each."""
 
 
 def build_schema() -> tantivy.Schema:
@@ -17,6 +20,8 @@ def build_schema() -> tantivy.Schema:
     sb.add_unsigned_field("sord", stored=True, indexed=True, fast=True)
     sb.add_unsigned_field("turn", stored=True, indexed=True, fast=True)
     sb.add_text_field("text", stored=True, tokenizer_name=ANALYZER)
+    sb.add_text_field("said", stored=False, tokenizer_name=ANALYZER)
+    sb.add_text_field("cjk", stored=False, tokenizer_name=CJK_TOKENIZER)
     sb.add_text_field("speaker", stored=True, tokenizer_name="raw")
     sb.add_date_field("ts", stored=True, indexed=True, fast=True)
     return sb.build()

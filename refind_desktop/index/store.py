@@ -15,8 +15,10 @@ import tantivy
 
 from ..errors import IndexLockedError, IndexSchemaError
 from ..types import Turn, TurnView
+from .cjk import cjk_field_text, cjk_terms
 from .journal import JOURNAL_NAME, WriteJournal
 from .lock import DEFAULT_WAIT, LOCK_NAME, writer_lock
+from .said import own_words
 from .schema import ANALYZER, SCHEMA_VERSION, analyzer, build_schema
 
 META_FILE = "refind_schema.json"
@@ -72,6 +74,12 @@ class TurnWriter:
             doc.add_unsigned("sord", sord)
             doc.add_unsigned("turn", t.index)
             doc.add_text("text", t.text)
+            said = own_words(t.text, t.speaker or "")
+            if said:
+                doc.add_text("said", said)
+            grams = cjk_field_text(t.text)
+            if grams:
+                doc.add_text("cjk", grams)
             doc.add_text("speaker", t.speaker or "")
             if t.timestamp is not None:
                 doc.add_date("ts", t.timestamp.astimezone(timezone.utc).replace(tzinfo=None))
@@ -247,15 +255,28 @@ class TurnIndex:
         """Number of live turn documents."""
         return self.searcher().num_docs
 
-    def text_query(self, keywords: str) -> tantivy.Query | None:
-        """BM25 query over turn text; None when no searchable term remains."""
+    def text_query(self, keywords: str, own_words: bool = False) -> tantivy.Query | None:
+        """BM25 query over turn text (and the CJK bigram field for the query's CJK runs); None when no
+        searchable term remains. A query without CJK characters is exactly the word query.
+
+        `own_words`: each word is scored on the turn text and on the person's own words (`said`),
+        the two BM25 scores summed."""
         text = clean_query(keywords)
         if not text:
             return None
+        clauses: list[tantivy.Query] = []
         try:
-            return self._index.parse_query(text, ["text"])
+            clauses.append(self._index.parse_query(text, ["text", "said"] if own_words else ["text"]))
         except ValueError:  # every word was a stop-word
+            pass
+        grams = cjk_terms(text)
+        if grams:
+            clauses += [tantivy.Query.term_query(self.schema, "cjk", g, "freq") for g in grams]
+        if not clauses:
             return None
+        if len(clauses) == 1:
+            return clauses[0]
+        return tantivy.Query.boolean_query([(tantivy.Occur.Should, c) for c in clauses])
 
     def session_turns(self, sord: int, lo: int = 0, hi: int | None = None) -> list[TurnView]:
         """Turns lo..hi (inclusive) of a session, in order."""

@@ -1,13 +1,17 @@
-"""Registers the `dense`, `dense-rrf` and `hybrid` modes of `refind eval retrieval` (imported lazily)."""
+"""The `dense`, `dense-rrf` and `hybrid` rankings of `refind eval retrieval` (registered by the CLI).
+
+Each function is `(services, question) -> [(session_id, turn), ...]`, best first, the whole ranking;
+the eval harness cuts it to k. This module does not import the eval package (same layer).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..eval.metrics import Hit
-from ..eval.modes import cut, register_mode
 from ..search.engine import SearchOptions
 from .rawrag import dense_for
+
+Hit = tuple[str, int]
 
 
 def _ready(services: Any):
@@ -23,7 +27,7 @@ def _sid(services: Any, sords: list[int]) -> dict[int, str]:
     return {o: r.sid for o, r in services.catalog.ords_to_sessions(sorted(set(sords))).items()}
 
 
-def dense_mode(services: Any, question: str, k: int) -> list[Hit]:
+def dense_mode(services: Any, question: str) -> list[Hit]:
     """Raw-RAG retrieval order: cosine top 128 (reranked when a cross-encoder is configured), each
     window's turns in order, first occurrence kept."""
     dense = _ready(services)
@@ -32,10 +36,10 @@ def dense_mode(services: Any, question: str, k: int) -> list[Hit]:
     hits = [
         (sids[h.sord], t) for h in ret.kept if h.sord in sids for t in range(h.first_turn, h.last_turn + 1)
     ]
-    return cut(list(dict.fromkeys(hits)), k)
+    return list(dict.fromkeys(hits))
 
 
-def dense_rrf_mode(services: Any, question: str, k: int) -> list[Hit]:
+def dense_rrf_mode(services: Any, question: str) -> list[Hit]:
     """The ReFind paper's dense backend: RRF of dense turn rank and top-3-similarity session rank."""
     dense = _ready(services)
     turn_rank, session_rank, _ = dense.turn_ranks(question)
@@ -43,10 +47,10 @@ def dense_rrf_mode(services: Any, question: str, k: int) -> list[Hit]:
         turn_rank, key=lambda key: (-(1 / (60 + turn_rank[key]) + 1 / (60 + session_rank[key[0]])), key)
     )
     sids = _sid(services, [s for s, _ in fused])
-    return cut([(sids[s], t) for s, t in fused if s in sids], k)
+    return [(sids[s], t) for s, t in fused if s in sids]
 
 
-def hybrid_mode(services: Any, question: str, k: int) -> list[Hit]:
+def hybrid_mode(services: Any, question: str) -> list[Hit]:
     """Four-way RRF (BM25 turn + session, dense turn + session), single shot."""
     from .hybrid import HybridEngine
 
@@ -57,19 +61,21 @@ def hybrid_mode(services: Any, question: str, k: int) -> list[Hit]:
         )
     ranked = engine.candidates(question, options=SearchOptions())
     sids = _sid(services, [r.sord for r in ranked])
-    return cut([(sids[r.sord], r.turn) for r in ranked if r.sord in sids], k)
+    return [(sids[r.sord], r.turn) for r in ranked if r.sord in sids]
 
 
-register_mode(
-    "dense",
-    dense_mode,
-    note="Raw-RAG order: exact cosine over 256/32-token windows (rerank when "
-    "rerank_model is set, else dense order), windows expanded to their turns",
-)
-register_mode("dense-rrf", dense_rrf_mode, note="dense turn rank + dense session rank (top-3 sum), RRF k=60")
-register_mode(
-    "hybrid",
-    hybrid_mode,
-    context_window=SearchOptions().context_window,
-    note="four-way RRF k=60: BM25 turn/session + dense turn/session ranks, ±2 turns of context",
-)
+RAG_EVAL_MODES: dict[str, tuple[Any, int, str]] = {
+    "dense": (
+        dense_mode,
+        0,
+        "Raw-RAG order: exact cosine over 256/32-token windows (rerank when "
+        "rerank_model is set, else dense order), windows expanded to their turns",
+    ),
+    "dense-rrf": (dense_rrf_mode, 0, "dense turn rank + dense session rank (top-3 sum), RRF k=60"),
+    "hybrid": (
+        hybrid_mode,
+        SearchOptions().context_window,
+        "four-way RRF k=60: BM25 turn/session + dense turn/session ranks, ±2 turns of context",
+    ),
+}
+"""name → (ranking function, context window, note)."""

@@ -9,8 +9,9 @@ import numpy as np
 import tantivy
 
 from ..index.catalog import Catalog
-from ..index.store import TurnIndex
+from ..index.store import TurnIndex, clean_query
 from ..types import Block
+from .querywords import content_words
 
 
 @dataclass(frozen=True)
@@ -25,11 +26,28 @@ class SearchOptions:
     rrf_k: int = 60
     pool: int = 1000
     """Turns scored for the session sums (0 = every matching turn)."""
+    session_top: int = 3
+    """Session score for the second RRF level: the sum of the session's `session_top` best pooled
+    turns (0 = the sum over every pooled turn, the score before the archive setting). Capped so
+    that a long session full of common words cannot win on its length: the same top-3 aggregation
+    as the dense backend's session rank."""
+    own_words: bool = True
+    """Score each word on the turn text and again on the person's own words (index/said.py)."""
+    question_words: bool = True
+    """Drop the question's generic words (pronouns, interrogatives, auxiliaries: search/querywords.py)
+    from the query, unless nothing would be left."""
 
     @classmethod
     def generic(cls, **kw: object) -> SearchOptions:
-        """Generic agentic BM25: context, dedup, RRF and the time filter all off."""
-        return cls(context_window=0, rrf=False, session_dedup=False, temporal=False).with_(**kw)
+        """Generic agentic BM25: context, dedup, RRF, the time filter and the query weighting all off."""
+        return cls(
+            context_window=0,
+            rrf=False,
+            session_dedup=False,
+            temporal=False,
+            own_words=False,
+            question_words=False,
+        ).with_(**kw)
 
     def with_(self, **kw: object) -> SearchOptions:
         """A copy with some options changed (None values ignored)."""
@@ -59,14 +77,27 @@ def day_bounds(
     return lo, hi
 
 
+def session_scores(bm25: np.ndarray, inverse: np.ndarray, n_sessions: int, top: int) -> np.ndarray:
+    """Per-session score: the sum of its turns' BM25, or of its `top` best turns when `top` > 0."""
+    if top <= 0:
+        return np.bincount(inverse, weights=bm25, minlength=n_sessions)
+    order = np.lexsort((-bm25, inverse))  # by session, best turn first
+    grouped = inverse[order]
+    starts = np.searchsorted(grouped, np.arange(n_sessions))
+    rank_in_session = np.arange(len(order)) - starts[grouped]
+    keep = order[rank_in_session < top]
+    return np.bincount(inverse[keep], weights=bm25[keep], minlength=n_sessions)
+
+
 def fuse(
-    scored: list[tuple[float, int, int]], k: int, rrf: bool, limit: int | None = None
+    scored: list[tuple[float, int, int]], k: int, rrf: bool, limit: int | None = None, session_top: int = 0
 ) -> list[RankedTurn]:
     """Two-level RRF over (bm25, sord, turn) candidates, best first (at most `limit`).
 
-    r1 = rank of the turn by BM25; r2 = rank of its session by the sum of its turns' BM25;
-    fused = 1/(k + r1) + 1/(k + r2). Ties break on BM25, then session ordinal, then turn.
-    With `rrf` off the order is plain BM25 and `fused` is the BM25 score.
+    r1 = rank of the turn by BM25; r2 = rank of its session by the sum of its turns' BM25 (of its
+    `session_top` best turns when that is > 0); fused = 1/(k + r1) + 1/(k + r2). Ties break on BM25,
+    then session ordinal, then turn. With `rrf` off the order is plain BM25 and `fused` is the BM25
+    score.
     """
     if not scored:
         return []
@@ -79,7 +110,7 @@ def fuse(
         r1 = np.empty(len(bm25), dtype=np.float64)
         r1[by_bm25] = np.arange(1, len(bm25) + 1)
         sessions, inverse = np.unique(sord, return_inverse=True)
-        sums = np.bincount(inverse, weights=bm25)
+        sums = session_scores(bm25, inverse, len(sessions), session_top)
         r2 = np.empty(len(sessions), dtype=np.float64)
         r2[np.lexsort((sessions, -sums))] = np.arange(1, len(sessions) + 1)
         fused = 1.0 / (k + r1) + 1.0 / (k + r2[inverse])
@@ -125,13 +156,52 @@ def merge_windows(
     return [(b[0], b[1], b[2], b[3]) for b in blocks]
 
 
-class SearchEngine:
-    """Stateless engine over the index; `SearchSession` adds per-question seen-session state."""
+def _filter(schema: tantivy.Schema, lo: datetime | None, hi: datetime | None) -> tantivy.Query:
+    """A date-range filter that adds nothing to the score (tantivy scores a bare range clause 1.0 per
+    matching turn, which would inflate every session sum by its number of pooled turns)."""
+    rng = tantivy.Query.range_query(schema, "ts", tantivy.FieldType.Date, lo, hi)
+    return tantivy.Query.const_score_query(rng, 0.0)
 
-    def __init__(self, index: TurnIndex, catalog: Catalog, tz: tzinfo = timezone.utc) -> None:
+
+def utc_naive(when: datetime, tz: tzinfo) -> datetime:
+    """A moment as the naive UTC value of the index's date field (naive input is read in `tz`)."""
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=tz)
+    return when.astimezone(timezone.utc).replace(tzinfo=None)
+
+
+class SearchEngine:
+    """Stateless engine over the index; `SearchSession` adds per-question seen-session state.
+
+    `as_of` bounds what the engine can see: only turns dated at or before it exist for every search
+    (applied as a filter before scoring; undated turns are hidden too, as nothing proves they existed
+    then). It is how the eval harness asks each question against the archive as it stood that day;
+    controllers and front ends never see or set it (`bounded` makes a bounded copy).
+    """
+
+    def __init__(
+        self, index: TurnIndex, catalog: Catalog, tz: tzinfo = timezone.utc, as_of: datetime | None = None
+    ) -> None:
         self.index = index
         self.catalog = catalog
         self.tz = tz
+        self.as_of = as_of
+
+    def bounded(self, as_of: datetime | None) -> SearchEngine:
+        """The same engine seeing only the turns dated at or before `as_of` (None: no bound)."""
+        return SearchEngine(self.index, self.catalog, self.tz, as_of)
+
+    def visible(self, when: datetime | None) -> bool:
+        """Whether a turn dated `when` exists under the engine's `as_of` bound."""
+        if self.as_of is None:
+            return True
+        return when is not None and utc_naive(when, self.tz) <= utc_naive(self.as_of, self.tz)
+
+    def query_text(self, keywords: str, options: SearchOptions) -> str:
+        """The keywords as searched: cleaned, and without the question's generic words when asked."""
+        if not options.question_words:
+            return keywords
+        return " ".join(content_words(clean_query(keywords).split()))
 
     def candidates(
         self,
@@ -143,16 +213,15 @@ class SearchEngine:
         limit: int | None = None,
     ) -> list[RankedTurn]:
         """Fused candidates from the pool (or every match when pool is 0), best first."""
-        q = self.index.text_query(keywords)
+        q = self.index.text_query(self.query_text(keywords, options), own_words=options.own_words)
         if q is None:
             return []
         schema = self.index.schema
         clauses = [(tantivy.Occur.Must, q)]
+        if self.as_of is not None:
+            clauses.append((tantivy.Occur.Must, _filter(schema, None, utc_naive(self.as_of, self.tz))))
         if options.temporal and (date_from or date_to):
-            lo, hi = day_bounds(date_from, date_to, self.tz)
-            clauses.append(
-                (tantivy.Occur.Must, tantivy.Query.range_query(schema, "ts", tantivy.FieldType.Date, lo, hi))
-            )
+            clauses.append((tantivy.Occur.Must, _filter(schema, *day_bounds(date_from, date_to, self.tz))))
         if options.session_dedup and exclude:
             clauses.append(
                 (tantivy.Occur.MustNot, tantivy.Query.term_set_query(schema, "session", sorted(exclude)))
@@ -167,7 +236,7 @@ class SearchEngine:
         sords = searcher.fast_field_values("sord", addrs)
         turns = searcher.fast_field_values("turn", addrs)
         scored = [(float(s), int(o), int(t)) for (s, _), o, t in zip(res.hits, sords, turns, strict=True)]
-        return fuse(scored, options.rrf_k, options.rrf, limit)
+        return fuse(scored, options.rrf_k, options.rrf, limit, options.session_top)
 
     def search(
         self,
@@ -186,7 +255,7 @@ class SearchEngine:
         blocks: list[Block] = []
         for sord, lo, hi, hits in merge_windows(top, options.context_window, n_turns):
             rec = recs.get(sord)
-            views = tuple(self.index.session_turns(sord, lo, hi))
+            views = tuple(v for v in self.index.session_turns(sord, lo, hi) if self.visible(v.timestamp))
             if not views:
                 continue
             best = hits[0]

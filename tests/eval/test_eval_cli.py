@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from refind_desktop.cli import main
+from refind_desktop.cli.evalcmd import services_factory
 from refind_desktop.eval import modes
 from refind_desktop.eval.retrieval import run_retrieval
 
@@ -100,7 +101,9 @@ def test_registered_mode_is_scored(capsys: pytest.CaptureFixture):
 
     modes.register_mode("test-reverse", reverse_catalog, note="test mode")
     try:
-        summary = run_retrieval("longmemeval", LME, ["test-reverse"], (1,), workers=1, quiet=True)
+        summary = run_retrieval(
+            "longmemeval", LME, ["test-reverse"], (1,), workers=1, quiet=True, factory=services_factory()
+        )
     finally:
         modes.MODES.pop("test-reverse")
     # the last haystack session is an answer session in both scored questions
@@ -153,6 +156,11 @@ def test_eval_qa_scripted_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert tel["evidence_recall"] == 1.0
     assert tel["judge"]["scripted-default"]["correct"] is True
     assert records["ku001"]["usage"]["llm_calls"] >= 2
+    # the notes come from the judge step (the scripted double answers its schema), never from the
+    # fallback that keeps the first results when the judge fails
+    notes = [e for r in records.values() for e in r["trajectory"] if e["type"] == "note"]
+    assert notes and {e["how"] for e in notes} == {"judged"}
+    assert {r["qid"] for r in records.values() if r["noted_sessions"]} == {"ku001", "ssu003"}
     assert {p.suffix for p in out.iterdir()} >= {".json", ".md", ".jsonl"}
     # resumable and deterministic: a rerun answers nothing new and reports the same figures
     before = next(out.glob("qa-*.jsonl")).read_text()

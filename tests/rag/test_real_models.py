@@ -125,6 +125,7 @@ def test_embed_command_catches_up_and_reports(real, capsys, monkeypatch):
 
 
 def test_eval_retrieval_modes_dense_and_hybrid(embedder, monkeypatch, fixtures):
+    from refind_desktop.cli.evalcmd import eval_setup, services_factory
     from refind_desktop.eval.retrieval import run_retrieval
     from refind_desktop.rag import dense as dense_mod
 
@@ -136,6 +137,8 @@ def test_eval_retrieval_modes_dense_and_hybrid(embedder, monkeypatch, fixtures):
         (1, 5),
         workers=1,
         quiet=True,
+        factory=services_factory(),
+        setup=eval_setup,
     )
     text = json.dumps(summary)
     for mode in ("dense", "dense-rrf", "hybrid"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import date, datetime, timezone
 
+import numpy as np
 import pytest
 
 from refind_desktop.search.engine import RankedTurn, SearchOptions, fuse, merge_windows
@@ -127,6 +128,12 @@ def test_time_filter_applies_before_scoring(archive):
     # inclusive days: a range that is exactly the day of gamma keeps it
     only = archive.engine.search("hiking", date(2024, 3, 20), date(2024, 3, 20))
     assert [b.session_id for b in only] == ["s:gamma"]
+    # the filter adds nothing to the scores (a bare tantivy range clause adds 1.0 to every turn)
+    unfiltered = {(r.sord, r.turn): r.bm25 for r in archive.engine.candidates("hiking stove")}
+    filtered = archive.engine.candidates("hiking stove", date(2024, 3, 5), date(2024, 3, 31))
+    assert filtered and all(r.bm25 == pytest.approx(unfiltered[(r.sord, r.turn)]) for r in filtered)
+    bounded = archive.engine.bounded(day(15)).candidates("hiking stove")
+    assert bounded and all(r.bm25 == pytest.approx(unfiltered[(r.sord, r.turn)]) for r in bounded)
     # temporal switch off ignores dates
     off = archive.engine.search(
         "hiking", date(2024, 3, 20), date(2024, 3, 20), options=SearchOptions(temporal=False)
@@ -153,3 +160,81 @@ def test_stopword_only_query_returns_nothing(archive):
     # query-language syntax in keywords is never interpreted: this is just the word "tent"
     hits = archive.engine.search('text:"tent" AND (OR', options=SearchOptions(context_window=0))
     assert [(b.session_id, b.turn) for b in hits] == [("s:alpha", 2), ("s:alpha", 1)]
+
+
+def test_session_scores_sum_or_best_turns_by_hand():
+    from refind_desktop.search.engine import session_scores
+
+    # session 0: turns 3.0, 0.5; session 1: six turns of 1.0 (a long session of common words)
+    bm25 = np.array([3.0, 0.5, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0])
+    inverse = np.array([0, 0, 1, 1, 1, 1, 1, 1])
+    assert session_scores(bm25, inverse, 2, 0).tolist() == [3.5, 6.0]  # sum over every turn
+    assert session_scores(bm25, inverse, 2, 3).tolist() == [3.5, 3.0]  # its 3 best turns
+    assert session_scores(bm25, inverse, 2, 1).tolist() == [3.0, 1.0]  # its best turn
+
+
+def test_fuse_best_three_turns_stop_a_long_session_winning_on_length():
+    # sord 1: turns 3.0 and 0.5; sord 2: six turns of 1.0. Turn ranks r1: 1/0=1, 2/0..2/5=2..7, 1/1=8.
+    scored = [(3.0, 1, 0), (0.5, 1, 1)] + [(1.0, 2, t) for t in range(6)]
+    # sum: sord 2 = 6.0 (r2=1) beats sord 1 = 3.5 (r2=2). 1/0 = 1/61+1/62 ties 2/0 = 1/62+1/61 (BM25
+    # breaks it); 1/1 = 1/68+1/62 = .030835 comes after 2/5 = 1/67+1/61 = .031318: last.
+    summed = fuse(scored, k=60, rrf=True, session_top=0)
+    assert [(r.sord, r.turn) for r in summed][-1] == (1, 1)
+    assert summed[-1].fused == pytest.approx(1 / 68 + 1 / 62)
+    # best 3 turns: sord 1 = 3.5 (r2=1) beats sord 2 = 3.0 (r2=2). 1/0 = 2/61; 2/0 = 2/62;
+    # 2/1..2/5 = 1/63..1/67 + 1/62 (.032002 .. .031054); 1/1 = 1/68+1/61 = .031099 passes 2/5.
+    top3 = fuse(scored, k=60, rrf=True, session_top=3)
+    order = [(r.sord, r.turn) for r in top3]
+    assert order == [(1, 0), (2, 0), (2, 1), (2, 2), (2, 3), (2, 4), (1, 1), (2, 5)]
+    assert top3[0].fused == pytest.approx(2 / 61) and top3[6].fused == pytest.approx(1 / 68 + 1 / 61)
+
+
+@pytest.fixture
+def paired():
+    """Assistant-style turns (user part + reply): who said "beagle" matters."""
+    svc = build_services()
+
+    def s(sid: str, user: str, reply: str) -> Session:
+        return Session(
+            sid, sid, day(1), turns=[Turn(0, f"User: {user}\n\nAssistant: {reply}", "user+assistant", day(1))]
+        )
+
+    sessions = [
+        s("s:dog", "I adopted a beagle", "Congratulations"),
+        s("s:breeds", "Which breeds are calm", "A beagle is calm, a beagle is friendly, a beagle is small"),
+        s("s:cat", "My cat sleeps", "Cats sleep a lot"),
+    ]
+    svc.ingestor.apply_sessions(sessions, "hand", "generic")
+    yield svc
+    svc.close()
+
+
+def test_own_words_outrank_a_reply_that_repeats_the_word(paired):
+    # Analyzed text (Lucene stop list, Snowball): dog "user i adopt beagl assist congratul" = 6 tokens,
+    # breeds "user which breed calm assist beagl calm beagl friend beagl small" = 11, cat "user my cat
+    # sleep assist cat sleep lot" = 8; average 25/3. BM25 (k1 1.2, b .75), idf(beagl, n=2 of N=3) =
+    # ln(1 + 1.5/2.5) = 0.470: dog 1*2.2/(1+1.2*(.25+.75*6/8.33)) = 1.129 -> 0.531; breeds
+    # 3*2.2/(3+1.2*(.25+.75*11/8.33)) = 1.471 -> 0.691. Text alone: breeds first.
+    plain = paired.engine.candidates("beagle", options=SearchOptions(own_words=False))
+    recs = paired.catalog.ords_to_sessions(sorted({r.sord for r in plain}))
+    assert [recs[r.sord].sid for r in plain] == ["s:breeds", "s:dog"]
+    assert plain[0].bm25 == pytest.approx(0.691, abs=2e-3) and plain[1].bm25 == pytest.approx(0.531, abs=2e-3)
+    # The person's own words ("said"): dog "i adopt beagl", breeds "which breed calm", cat "my cat
+    # sleep", 3 tokens each; idf(beagl, n=1 of 3) = ln(1 + 2.5/1.5) = 0.981 and tf 1 at average length
+    # gives 2.2/2.2 = 1 -> 0.981. dog = 0.531 + 0.981 = 1.512 > breeds 0.691 (no beagle in its user part).
+    own = paired.engine.candidates("beagle", options=SearchOptions(own_words=True))
+    assert [recs[r.sord].sid for r in own] == ["s:dog", "s:breeds"]
+    assert own[0].bm25 == pytest.approx(1.512, abs=3e-3) and own[1].bm25 == pytest.approx(0.691, abs=2e-3)
+
+
+def test_question_words_do_not_decide(paired):
+    from refind_desktop.search.querywords import content_words
+
+    assert content_words("how many times did i adopt my beagle".split()) == ["times", "adopt", "beagle"]
+    assert content_words(["what", "did", "i"]) == ["what", "did", "i"]  # nothing else: keep them
+    # "which" is in the breeds turn only; as a question word it must not pull that turn up
+    kept = paired.engine.candidates("Which one did I adopt?", options=SearchOptions(question_words=False))
+    dropped = paired.engine.candidates("Which one did I adopt?", options=SearchOptions(question_words=True))
+    recs = paired.catalog.ords_to_sessions(sorted({r.sord for r in kept}))
+    assert {recs[r.sord].sid for r in kept} >= {"s:breeds", "s:dog"}
+    assert [recs[r.sord].sid for r in dropped] == ["s:dog"]  # only "one" and "adopt" are searched

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ParseError
-from . import sniff
+from . import agent_paths, sniff
 from .base import ParseContext
 
 FORMATS = (
@@ -35,6 +35,7 @@ FORMATS = (
     "openwebui",
     "sillytavern",
 )
+FORMATS += agent_paths.AGENT_FORMATS  # coding agents: gemini_cli, cursor, aider, cline, ...
 
 SNIFF_BYTES = 64 * 1024
 SKIP_DIRS = {".git", "__pycache__", "node_modules"}
@@ -157,6 +158,11 @@ def detect_file(path: Path) -> str:
             return "codex"
         if _PROMPT_HISTORY.search(posix):
             raise UndetectedError(path, "Claude Code / Codex prompt history index (not a transcript)")
+        agent_fmt, not_chat = agent_paths.classify(path)
+        if not_chat:
+            raise UndetectedError(path, not_chat)
+        if agent_fmt:
+            return agent_fmt
         with path.open("rb") as f:
             head = f.read(SNIFF_BYTES)
         if head.startswith(b"PK\x03\x04") or path.suffix.lower() == ".zip":
@@ -186,6 +192,8 @@ def _detect_bytes(head: bytes, complete: bool, name: str, path: Path | str) -> s
         raise UndetectedError(path, "binary file (not a chat export)")
     text = text.lstrip("\ufeff")
     body = text.lstrip()
+    if agent_fmt := agent_paths.sniff(body):
+        return agent_fmt
     lower = name.lower()
     json_like = body[:1] in ("{", "[")
     if json_like:
@@ -405,7 +413,7 @@ class _Walker:
             except OSError:
                 is_dir = False
             if is_dir:
-                if entry.name in SKIP_DIRS:
+                if entry.name in SKIP_DIRS or agent_paths.pruned(child):
                     continue
                 if context == "telegram" and entry.name in TELEGRAM_MEDIA_DIRS:
                     continue
@@ -415,7 +423,9 @@ class _Walker:
 
     def add_file(self, path: Path, context: str) -> None:
         name = path.name
-        if name in SILENT_FILES or _is_companion(name, context) or not self._once(path):
+        if name in SILENT_FILES or _is_companion(name, context) or agent_paths.ignored(path):
+            return
+        if not self._once(path):
             return
         try:
             self.sources.append(Source(path, detect_file(path)))

@@ -54,7 +54,10 @@ def classify(path: Path) -> tuple[str | None, str | None]:
     if name.endswith(".vscdb"):
         from .cursor import has_chats
 
-        if has_chats(path):
+        chats = has_chats(path)
+        if chats is None:
+            return "cursor", None  # unreadable: the reader says why
+        if chats:
             return "cursor", None
         return None, "editor state database without Cursor chats (nothing to ingest)"
     if name == AIDER_HISTORY:
@@ -99,15 +102,17 @@ def sniff(text: str) -> str | None:
 
 def ignored(path: Path) -> bool:
     """Files inside an agent's storage that carry no chat of their own: skipped silently by the walk."""
-    fmt, reason = classify(path)
-    if fmt:
+    if classify(path)[0]:
         return False
-    if reason:
-        return True
     posix = path.as_posix()
     if path.parent.parent.name == "tasks" and path.parent.parent.parent.name in _task_extensions():
-        return True  # task_metadata.json, settings, ...
-    return bool(_GEMINI_TREE.search(posix) or _OPENCODE_TREE.search(posix) or _VSCODE_STORAGE.search(posix))
+        return True  # task_metadata.json, the api history next to ui_messages.json, ...
+    return bool(
+        _GEMINI_TREE.search(posix)
+        or _OPENCODE_TREE.search(posix)
+        or _VSCODE_STORAGE.search(posix)
+        or _CONTINUE.search(posix)
+    )
 
 
 def pruned(folder: Path) -> bool:

@@ -32,6 +32,7 @@ _TOOL_SAYS = {"command_output", "tool", "mcp_server_response", "browser_action_r
 _TOOL_ASKS = {"tool", "command", "use_mcp_server", "browser_action_launch"}
 _WRAPPED = re.compile(r"<(task|feedback|answer|user_message)>\s*(.*?)\s*</\1>", re.DOTALL)
 _ENV = re.compile(r"<environment_details>.*?(?:</environment_details>|$)", re.DOTALL)
+_THINKING = re.compile(r"<thinking>.*?</thinking>", re.DOTALL)
 _TOOL_RESULT = re.compile(r"^\[([^\]]+)\] Result:\s*", re.DOTALL)
 
 
@@ -152,28 +153,38 @@ def _api_messages(path: Path, rows: list[Any], ctx: ParseContext) -> list[Messag
         if not isinstance(blocks, list):
             continue
         user, reply = [], []
+        tool: list[str] | None = None  # [name, output...] of a "[tool] Result:" reply being read
         for b in blocks:
             if not isinstance(b, dict):
                 continue
             if b.get("type") == "text" and isinstance(b.get("text"), str):
                 text = _ENV.sub("", b["text"]).strip()
-                if not text:
-                    continue
                 if row["role"] == "assistant":
-                    reply.append(text)
+                    text = _THINKING.sub("", text).strip()
+                    if text:
+                        reply.append(text)
+                    continue
+                if not text:
                     continue
                 m = _TOOL_RESULT.match(text)
                 wrapped = [w[1] for w in _WRAPPED.findall(text)]
                 if m:
-                    rest = _WRAPPED.sub("", text[m.end() :]).strip()
-                    reply.append(tool_text(m.group(1), "", rest))
+                    if tool:
+                        reply.append(tool_text(tool[0], "", "\n".join(tool[1:])))
+                    tool = [m.group(1), _WRAPPED.sub("", text[m.end() :]).strip()]
                     user += wrapped
+                elif wrapped:
+                    user += wrapped
+                elif tool is not None:
+                    tool.append(text)  # the output of the tool named just before
                 else:
-                    user += wrapped or [text]
+                    user.append(text)
             elif b.get("type") == "tool_use":
                 reply.append(tool_text(str(b.get("name") or "tool"), args_text(b.get("input"))))
             elif b.get("type") == "tool_result":
                 reply.append(tool_text("tool result", "", text_of(b.get("content"))))
+        if tool:
+            reply.append(tool_text(tool[0], "", "\n".join(t for t in tool[1:] if t)))
         for text in reply if row["role"] == "user" else []:
             _reply(messages, text, ts)
         for text in user:

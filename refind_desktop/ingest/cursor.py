@@ -35,12 +35,12 @@ def connect(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(uri, uri=True)
 
 
-def has_chats(path: Path) -> bool:
-    """True when a `.vscdb` file holds Cursor chat keys (composer data or the old chat pane)."""
+def has_chats(path: Path) -> bool | None:
+    """True when a `.vscdb` file holds Cursor chat keys, False when it holds none, None if unreadable."""
     try:
         with open(path, "rb") as f:
             if f.read(16) != SQLITE_MAGIC:
-                return False
+                return None
         with closing(connect(path)) as db:
             tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             if (
@@ -56,7 +56,7 @@ def has_chats(path: Path) -> bool:
             ):
                 return True
     except (OSError, sqlite3.Error):
-        return False
+        return None
     return False
 
 

@@ -34,6 +34,7 @@ from .messages import (
     WorkerFailed,
 )
 from .screens.ask import AskPane
+from .screens.discover import DiscoverScreen
 from .screens.modals import ErrorModal, HelpScreen, SkippedScreen, WelcomeScreen
 from .screens.search import SearchPane
 from .screens.sessions import SessionsPane
@@ -134,14 +135,36 @@ class RefindApp(App[None]):
         folder = self.folder_override or self.settings.chat_folder
         if folder:
             self.open_folder(folder)
-        else:
+        elif self.settings.sources:
+            self.index_sources()
+        else:  # first run: the folder prompt, with the chat logs found on this computer over it
             self.push_screen(WelcomeScreen(SAMPLES), self._folder_chosen)
+            self.push_screen(DiscoverScreen(), self._sources_chosen)
         self.query_one("#question", Input).focus()
 
     def on_ready(self) -> None:
         self.ready = True
 
     # ---- folder, ingest and watching ----------------------------------------------------------
+    def _sources_chosen(self, chosen: list[str] | None) -> None:
+        if chosen is None:
+            return  # nothing found, or the user wants to type a folder: the prompt below stays
+        if isinstance(self.screen, WelcomeScreen):
+            self.pop_screen()
+        if chosen:
+            self.update_settings(persist=True, sources=tuple(chosen))
+            self.index_sources()
+        else:
+            self.notify(
+                "Nothing indexed yet: set a chat folder in Settings (F5) or run `refind sources`.", timeout=6
+            )
+
+    def index_sources(self) -> None:
+        """Index the recorded sources alone (no chat folder is set)."""
+        self._ingest_cancel = threading.Event()
+        self.query_one(StatusBar).indexing = (0, 0)
+        self.index_folder("", self._ingest_cancel)
+
     def _folder_chosen(self, folder: str | None) -> None:
         if folder:
             self.update_settings(persist=True, chat_folder=folder)
@@ -177,7 +200,7 @@ class RefindApp(App[None]):
     )
     def index_folder(self, folder: str, cancel: threading.Event) -> None:
         report = self.services.ingestor.ingest(
-            [Path(folder)],
+            [Path(p) for p in ([folder] if folder else []) + list(self.settings.sources)],
             cancel=cancel,
             progress=lambda p: self.post_message(IngestProgressed(p.files_done, p.files_total, p.current)),
         )
@@ -394,6 +417,8 @@ class RefindApp(App[None]):
         """Index the folder again (new, grown and removed files)."""
         if self.folder:
             self.open_folder(self.folder)
+        elif self.settings.sources:
+            self.index_sources()
 
     def action_stop_jobs(self) -> None:
         """Stop a running folder ingest or model preparation."""

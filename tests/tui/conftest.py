@@ -59,7 +59,9 @@ def no_discovered_sources(monkeypatch: pytest.MonkeyPatch) -> None:
 def chats(tmp_path: Path) -> Path:
     """A writable copy of the bundled sample chats."""
     folder = tmp_path / "chats"
-    shutil.copytree(SAMPLES, folder)
+    shutil.copytree(
+        SAMPLES, folder, ignore=shutil.ignore_patterns("coding-agents")
+    )  # the chats the layout tests show
     return folder
 
 

@@ -368,7 +368,7 @@ def discover(paths: Iterable[Path]) -> tuple[list[Source], list[Skipped]]:
         elif p.is_dir():
             walker.walk_dir(p, "")
         else:
-            walker.add_file(p, "")
+            walker.add_file(p, "explicit")  # a file named by the user is never skipped silently
     return walker.sources, walker.skipped
 
 
@@ -423,7 +423,9 @@ class _Walker:
 
     def add_file(self, path: Path, context: str) -> None:
         name = path.name
-        if name in SILENT_FILES or _is_companion(name, context) or agent_paths.ignored(path):
+        if name in SILENT_FILES or _is_companion(name, context):
+            return
+        if context != "explicit" and agent_paths.ignored(path):
             return
         if not self._once(path):
             return

@@ -55,6 +55,8 @@ def test_detection_walk_and_bad_files(tmp_path: Path) -> None:
     assert detect_file(copy) == "continue_dev"
     sources, skipped = discover([SESSIONS.parent])
     assert len(sources) == 3 and {s.format for s in sources} == {"continue_dev"}
-    assert skipped == []
+    assert skipped == []  # the index is part of the folder, not a chat
+    named = discover([SESSIONS / "sessions.json"])  # named by the user: never dropped silently
+    assert named[0] == [] and "Continue session index" in named[1][0].reason
     with pytest.raises(ParseError, match="object with a 'history' list"):
         parse(SESSIONS / "0badf00d-0000-4000-8000-000000000000.json")

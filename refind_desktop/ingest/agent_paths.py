@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from .sqlite_ro import SIDE_FILES
+
 AGENT_FORMATS = ("gemini_cli", "cursor", "aider", "cline", "opencode", "copilot_chat", "continue_dev")
 
 AIDER_HISTORY = ".aider.chat.history.md"
@@ -51,6 +53,11 @@ def classify(path: Path) -> tuple[str | None, str | None]:
     """(format, None) when the path itself says which agent wrote it, (None, reason) for a non-chat."""
     posix = path.as_posix()
     name = path.name
+    for side in SIDE_FILES:
+        if name.endswith((".vscdb" + side, ".db" + side)) and Path(posix[: -len(side)]).is_file():
+            return None, f"SQLite {side[1:]} file of {name[: -len(side)]} (read together with that database)"
+    if name == "opencode.db":
+        return "opencode", None
     if name.endswith(".vscdb"):
         from .cursor import has_chats
 
@@ -81,6 +88,8 @@ def classify(path: Path) -> tuple[str | None, str | None]:
     if _OPENCODE_SESSION.search(posix) and (
         _OPENCODE_TREE.search(posix) or (path.parents[2] / "message").is_dir()
     ):
+        if (path.parents[3] / "opencode.db").is_file():
+            return None, "OpenCode session from before its move to opencode.db (the database is read instead)"
         return "opencode", None
     return None, None
 
@@ -102,8 +111,11 @@ def sniff(text: str) -> str | None:
 
 def ignored(path: Path) -> bool:
     """Files inside an agent's storage that carry no chat of their own: skipped silently by the walk."""
-    if classify(path)[0]:
+    fmt, reason = classify(path)
+    if fmt:
         return False
+    if reason and path.name.endswith(SIDE_FILES):
+        return True  # -wal / -shm / -journal beside a database
     posix = path.as_posix()
     if path.parent.parent.name == "tasks" and path.parent.parent.parent.name in _task_extensions():
         return True  # task_metadata.json, the api history next to ui_messages.json, ...

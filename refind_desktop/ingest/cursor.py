@@ -5,7 +5,7 @@ Global database (`User/globalStorage/state.vscdb`), table `cursorDiskKV`: `compo
 `fullConversationHeadersOnly` pointing at `bubbleId:<composerId>:<bubbleId>` rows). Workspace
 databases (`User/workspaceStorage/<hash>/state.vscdb`), table `ItemTable`: the older chat pane
 under `workbench.panel.aichat.view.aichat.chatdata` (`tabs[].bubbles[]`, type user/ai).
-The database is opened with `mode=ro&immutable=1`: no lock, no journal, the file is never written.
+The database is opened read-only (`sqlite_ro.open_readonly`): the file is never written.
 """
 
 from __future__ import annotations
@@ -16,23 +16,21 @@ from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 from ..errors import ParseError
 from ..types import Session
 from .agent_text import args_text, first_line, output_text, tool_text
 from .base import Message, ParseContext, finish_session, pair_turns, parse_timestamp
+from .sqlite_ro import SQLITE_MAGIC, open_readonly
 
 CHAT_KEY = "workbench.panel.aichat.view.aichat.chatdata"
-SQLITE_MAGIC = b"SQLite format 3\x00"
 _USER_TYPES = {1, "1", "user"}
 _AI_TYPES = {2, "2", "ai", "assistant"}
 
 
 def connect(path: Path) -> sqlite3.Connection:
-    """A read-only, immutable connection: nothing is locked, created or written next to the file."""
-    uri = f"file:{quote(str(Path(path).resolve()))}?mode=ro&immutable=1"
-    return sqlite3.connect(uri, uri=True)
+    """A read-only connection: nothing is locked, created or written next to the file."""
+    return open_readonly(path)
 
 
 def has_chats(path: Path) -> bool | None:

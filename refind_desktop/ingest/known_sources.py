@@ -83,7 +83,10 @@ def find_known_sources(
         add("Codex", codex / sub, "rollouts (rollout-*.jsonl)", lambda d, n: n.startswith("rollout-"))
     add("Gemini CLI", home / ".gemini" / "tmp", "chat sessions and saved chats (*.json)", _gemini)
     for data in _data_dirs(home, env, system):
-        add("OpenCode", data / "opencode" / "storage", "sessions with their messages (JSON)", _opencode)
+        if (data / "opencode" / "opencode.db").is_file():  # 1.2+: the JSON storage was migrated into it
+            add("OpenCode", data / "opencode" / "opencode.db", "sessions (SQLite, read-only)", _never)
+        else:
+            add("OpenCode", data / "opencode" / "storage", "sessions with their messages (JSON)", _opencode)
     cont = Path(env["CONTINUE_GLOBAL_DIR"]) if env.get("CONTINUE_GLOBAL_DIR") else home / ".continue"
     add(
         "Continue",

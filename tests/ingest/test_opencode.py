@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -78,3 +80,70 @@ def test_session_copied_out_of_storage_is_detected_but_explains_why_it_cannot_be
     assert detect_file(copy) == "opencode"
     with pytest.raises(ParseError, match="not inside an OpenCode 'storage' folder"):
         parse(copy)
+
+
+def build_db(folder: Path, wal: bool = False) -> tuple[Path, sqlite3.Connection | None]:
+    """opencode.db from the fixture's SQL dump; with `wal`, a writer stays open with rows still in the log."""
+    folder.mkdir(parents=True, exist_ok=True)
+    db_path = folder / "opencode.db"
+    db = sqlite3.connect(db_path)
+    if wal:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA wal_autocheckpoint=0")
+    db.executescript((ROOT.parent / "opencode_db" / "opencode-db.sql").read_text(encoding="utf-8"))
+    if not wal:
+        db.close()
+        return db_path, None
+    return db_path, db
+
+
+def test_opencode_db_sessions_messages_and_parts(tmp_path: Path) -> None:
+    db_path, _ = build_db(tmp_path / "opencode")
+    sessions, ctx = parse(db_path)
+    rename, misting = sessions
+    assert rename.session_id == "opencode:ses_6a1f0e2d3ffeQk7Wm2Xb9Zr4Tn"
+    assert rename.title == "Rename valve_open to open_valve"
+    [t] = rename.turns
+    assert t.text == (
+        "User: rename valve_open to open_valve everywhere\n\n"
+        "Assistant: [tool: grep] valve_open\n[tool output]\nvalves.py:3: def valve_open(zone):\n[end tool output]\n\n"
+        "Renamed `valve_open` to `open_valve` in valves.py and schedule.py."
+    )
+    assert (
+        misting.title == "how long should the misting nozzles run in July?"
+    )  # the default title is replaced
+    assert misting.started_at == datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
+    assert [x.text for x in misting.turns] == [
+        "User: how long should the misting nozzles run in July?\n\n"
+        "Assistant: Ten seconds every fifteen minutes between 11:00 and 17:00."
+    ]
+    assert any("msg_c0a1b2c3d003" in w for w in ctx.warnings) and any(
+        "prt_c0a1b2c3d203" in w for w in ctx.warnings
+    )
+    assert detect_file(db_path) == "opencode"
+
+
+def test_opencode_db_in_wal_mode_is_read_with_its_log_and_left_alone(tmp_path: Path) -> None:
+    db_path, writer = build_db(tmp_path / "opencode", wal=True)
+    try:
+        wal = Path(f"{db_path}-wal")
+        assert wal.stat().st_size > 0  # the rows are still only in the write-ahead log
+        before = {p.name: p.read_bytes() for p in db_path.parent.iterdir() if not p.name.endswith("-shm")}
+        sessions, _ = parse(db_path)
+        assert len(sessions) == 2  # a reader that ignored the log would see empty tables
+        after = {p.name: p.read_bytes() for p in db_path.parent.iterdir() if not p.name.endswith("-shm")}
+        assert after == before  # database and log unchanged, no new file
+        writer.execute("INSERT INTO part VALUES ('prt_x', 'msg_c0a1b2c3d001XyZaBcDeFgHiJk', 's', 1, 1, '{}')")
+        writer.commit()  # the program keeps writing while we read
+    finally:
+        writer.close()
+
+
+def test_migrated_json_storage_beside_the_db_is_not_read_twice(tmp_path: Path) -> None:
+    share = tmp_path / ".local" / "share"
+    shutil.copytree(STORAGE, share / "opencode" / "storage")
+    build_db(share / "opencode")
+    Path(f"{share / 'opencode' / 'opencode.db'}-journal").write_bytes(b"")
+    sources, skipped = discover([share / "opencode"])
+    assert [(s.path.name, s.format) for s in sources] == [("opencode.db", "opencode")]
+    assert skipped == []

@@ -1,0 +1,36 @@
+"""Read-only access to other programs' SQLite databases (Cursor's state.vscdb, OpenCode's opencode.db).
+
+`open_readonly` never writes the database or creates a file beside it. A database without a
+write-ahead log is opened `mode=ro&immutable=1` (no locks at all, so a running editor is never
+disturbed). A database in WAL mode whose `-wal` and `-shm` files exist (its program is running or
+was not closed cleanly) is opened `mode=ro`, so the committed rows still in the log are seen;
+a read-only reader only takes the shared read marks every reader takes and cannot checkpoint.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from urllib.parse import quote
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+SIDE_FILES = ("-wal", "-shm", "-journal")
+
+
+def is_sqlite(path: Path) -> bool:
+    """True when the file starts with the SQLite header."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(16) == SQLITE_MAGIC
+    except OSError:
+        return False
+
+
+def open_readonly(path: Path) -> sqlite3.Connection:
+    """A connection that can only read `path` (see the module docstring for the two modes)."""
+    path = Path(path).resolve()
+    live_wal = all(Path(f"{path}{s}").exists() for s in ("-wal", "-shm"))
+    uri = f"file:{quote(str(path))}?mode=ro" + ("" if live_wal else "&immutable=1")
+    db = sqlite3.connect(uri, uri=True)
+    db.execute("PRAGMA query_only = ON")
+    return db

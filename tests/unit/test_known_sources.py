@@ -138,3 +138,11 @@ def test_environment_overrides_and_xdg_downloads(tmp_path: Path) -> None:
 
 def test_empty_home_finds_nothing(tmp_path: Path) -> None:
     assert find_known_sources(tmp_path, env={}, system="linux") == []
+
+
+def test_opencode_database_is_preferred_over_its_migrated_json_storage(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    touch(home / ".local/share/opencode/storage/session/global/ses_1.json")
+    touch(home / ".local/share/opencode/opencode.db", "SQLite format 3")
+    [found] = find_known_sources(home, env={}, system="linux")
+    assert (found.tool, found.path.name, found.files) == ("OpenCode", "opencode.db", 1)

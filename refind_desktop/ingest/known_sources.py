@@ -147,10 +147,9 @@ def _named(*names: str) -> Callable[[str, str], bool]:
 
 
 def _gemini(folder: str, name: str) -> bool:
-    parent = os.path.basename(folder)
-    return name.endswith(".json") and (
-        parent == "chats" or name.startswith("checkpoint-") or name == "logs.json"
-    )
+    if name == "logs.json":  # the old prompt log, read only where no chats folder replaced it
+        return not os.path.isdir(os.path.join(folder, "chats"))
+    return name.endswith(".json") and (os.path.basename(folder) == "chats" or name.startswith("checkpoint-"))
 
 
 def _opencode(folder: str, name: str) -> bool:

@@ -40,7 +40,7 @@ def test_discover_lists_without_recording_or_reading(home: Path, capsys) -> None
     data = out_json(capsys, "sources", "discover")
     assert [f["tool"] for f in data["found"]] == ["Gemini CLI", "Continue", "Aider", "WhatsApp"]
     gemini = data["found"][0]
-    assert gemini["path"] == str(home / ".gemini" / "tmp") and gemini["files"] == 4 and gemini["size"] > 0
+    assert gemini["path"] == str(home / ".gemini" / "tmp") and gemini["files"] == 3 and gemini["size"] > 0
     assert data["added"] == []
     assert not locations.config_file().exists()  # nothing recorded without --add
     assert main(["stats", "--json"]) == 0
@@ -51,7 +51,7 @@ def test_human_output_is_safe_for_the_terminal(home: Path, capsys) -> None:
     assert main(["sources", "discover"]) == 0
     out = capsys.readouterr().out
     assert "Found 4 places with chat logs (nothing has been read)" in out
-    assert "~/.gemini/tmp" in out and "4 files" in out
+    assert "~/.gemini/tmp" in out and "3 files" in out
     assert "\x1b" not in out and "WhatsApp Chat with ?[31mEve.txt" in out
     assert "refind sources discover --add" in out
 

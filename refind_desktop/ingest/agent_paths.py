@@ -18,7 +18,7 @@ AGENT_FORMATS = ("gemini_cli", "cursor", "aider", "cline", "opencode", "copilot_
 AIDER_HISTORY = ".aider.chat.history.md"
 _GEMINI = re.compile(r"(?:^|/)\.gemini/tmp/[^/]+/(?:chats/[^/]+\.json|checkpoint-[^/]+\.json|logs\.json)$")
 _GEMINI_TREE = re.compile(r"(?:^|/)\.gemini/tmp/[^/]+/")
-_TASK_FILES = ("ui_messages.json", "api_conversation_history.json")
+_TASK_FILES = ("ui_messages.json", "claude_messages.json", "api_conversation_history.json")
 _COPILOT = re.compile(r"(?:^|/)(?:chatSessions|emptyWindowChatSessions)/[^/]+\.jsonl?$")
 _CONTINUE = re.compile(r"(?:^|/)\.continue/sessions/[^/]+\.json$")
 _OPENCODE_SESSION = re.compile(r"(?:^|/)storage/session/[^/]+/[^/]+\.json$")
@@ -74,7 +74,9 @@ def classify(path: Path) -> tuple[str | None, str | None]:
             return None, "Gemini CLI prompt log (the chats folder next to it is read instead)"
         return "gemini_cli", None
     if name in _TASK_FILES and path.parent.parent.name == "tasks":
-        if name == "api_conversation_history.json" and (path.parent / "ui_messages.json").is_file():
+        if name == "api_conversation_history.json" and any(
+            (path.parent / ui).is_file() for ui in ("ui_messages.json", "claude_messages.json")
+        ):
             return None, "Cline task model history (the task's ui_messages.json is read instead)"
         return "cline", None
     if _COPILOT.search(posix):

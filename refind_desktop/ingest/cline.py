@@ -1,6 +1,6 @@
 """Cline / Roo Code / Kilo Code reader: VS Code task folders `globalStorage/<extension>/tasks/<id>/`.
 
-`ui_messages.json` is what the user saw, with a time on every entry (`ts`, epoch ms): `say`
+`ui_messages.json` (`claude_messages.json` in Claude Dev days) is what the user saw, with a time on every entry (`ts`, epoch ms): `say`
 task / user_feedback are the user's words, `say` text / completion_result and `ask` followup
 the assistant's, tool / command / command_output entries are tool use (kept, marked). When a task
 has no `ui_messages.json`, `api_conversation_history.json` (Anthropic-style messages) is read
@@ -26,6 +26,7 @@ EXTENSIONS = {
     "kilocode.kilo-code": "kilo",
 }
 UI_FILE, API_FILE = "ui_messages.json", "api_conversation_history.json"
+OLD_UI_FILE = "claude_messages.json"  # the name before Claude Dev became Cline
 _USER_SAYS = {"task", "user_feedback"}
 _ASSISTANT_SAYS = {"text", "completion_result"}
 _TOOL_SAYS = {"command_output", "tool", "mcp_server_response", "browser_action_result"}
@@ -47,8 +48,7 @@ def prefix_for(path: Path) -> str:
 def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
     """Yield the one session of a task folder, given its ui_messages.json or api history file."""
     task_dir = path.parent
-    ui = task_dir / UI_FILE
-    if path.name == API_FILE and ui.is_file():
+    if path.name == API_FILE and any((task_dir / n).is_file() for n in (UI_FILE, OLD_UI_FILE)):
         return  # the task is read from its ui_messages.json
     data = load_json(path, "a Cline task file")
     if not isinstance(data, list):

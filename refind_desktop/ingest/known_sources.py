@@ -126,7 +126,7 @@ def find_known_sources(
                 f"{name} ({editor})",
                 user / "globalStorage" / ext / "tasks",
                 "task conversations (ui_messages.json)",
-                _named("ui_messages.json", "api_conversation_history.json"),
+                _named("ui_messages.json", "claude_messages.json", "api_conversation_history.json"),
             )
     for path in _aider_files(home, aider_depth):
         found.append(KnownSource("Aider", path, "chat history (Markdown)", 1, _size(path)))

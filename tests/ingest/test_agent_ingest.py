@@ -17,7 +17,7 @@ EXPECTED = {
     "gemini_cli": (3, 4, 1),
     "cursor": (3, 5, 1),
     "aider": (2, 4, 1),
-    "cline": (2, 5, 1),
+    "cline": (3, 6, 1),
     "opencode": (2, 3, 1),
     "copilot_chat": (2, 5, 1),
     "continue_dev": (2, 3, 1),

@@ -76,6 +76,7 @@ def test_walk_reads_one_file_per_task_and_reports_broken_ones() -> None:
             "rooveterinaryinc.roo-cline/tasks/0f4b7c2e-91d3-4a5e-b6f7-c8d9e0a1b2c3/api_conversation_history.json",
             "cline",
         ),
+        ("saoudrizwan.claude-dev/tasks/1723000000000/claude_messages.json", "cline"),
         ("saoudrizwan.claude-dev/tasks/1730451234567/ui_messages.json", "cline"),
         ("saoudrizwan.claude-dev/tasks/1730999999999/ui_messages.json", "cline"),
     ]
@@ -93,3 +94,13 @@ def test_ui_messages_detected_by_content_outside_a_task_folder(tmp_path: Path) -
     copy = tmp_path / "ui.json"
     copy.write_bytes((TASK / "ui_messages.json").read_bytes())
     assert detect_file(copy) == "cline"
+
+
+def test_claude_dev_era_task_uses_claude_messages_json() -> None:
+    task = GLOBAL / "saoudrizwan.claude-dev" / "tasks" / "1723000000000"
+    [s], _ = parse(task / "claude_messages.json")
+    assert s.session_id == "cline:1723000000000"
+    assert s.turns[0].text.startswith(
+        "User: list the TODO comments in the watering module\n\nAssistant: There are two"
+    )
+    assert list(cline.parse(task / "api_conversation_history.json", ParseContext())) == []

@@ -37,6 +37,10 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
         reply = _response(req.get("response"))
         if req.get("isCanceled") and reply:
             reply += "\n\n[cancelled]"
+        result = req.get("result") if isinstance(req.get("result"), dict) else {}
+        error = result.get("errorDetails") if isinstance(result.get("errorDetails"), dict) else {}
+        if isinstance(error.get("message"), str) and error["message"].strip():
+            reply = "\n\n".join(x for x in (reply, f"[error] {error['message'].strip()}") if x)
         text = join_pair(user, [reply] if reply else [])
         if text.strip():
             turns.append(

@@ -19,7 +19,7 @@ EXPECTED = {
     "aider": (2, 4, 1),
     "cline": (3, 6, 1),
     "opencode": (2, 3, 1),
-    "copilot_chat": (2, 5, 1),
+    "copilot_chat": (2, 6, 1),
     "continue_dev": (2, 3, 1),
 }
 

@@ -29,7 +29,7 @@ def test_json_session_requests_are_turns() -> None:
     assert s.title == "Debounce the rain sensor"
     assert s.participants == ["dana", "GitHub Copilot"]
     assert s.started_at == datetime(2025, 4, 30, 9, 0, tzinfo=UTC)
-    ask, apply, cancelled = s.turns
+    ask, apply, cancelled, failed = s.turns
     assert ask.text == (
         "User: how do I debounce the rain sensor input in #file:sensors.py?\n\n"
         "Assistant: Read the pin twice, 50 ms apart, in `sensors.py` and only report rain when both reads agree:"
@@ -43,7 +43,10 @@ def test_json_session_requests_are_turns() -> None:
         "[tool: edit] sensors.py\n\nApplied the debounce; all 12 tests pass."
     )
     assert cancelled.text.endswith("Add a `logger.info\n\n[cancelled]")
-    assert ctx.warnings == [f"{JSON}: request 3 is not an object; skipped"]
+    assert failed.text == (
+        "User: summarise the sensor log\n\nAssistant: [error] Sorry, your request failed. Please try again."
+    )
+    assert ctx.warnings == [f"{JSON}: request 4 is not an object; skipped"]
 
 
 def test_jsonl_mutation_log_is_replayed() -> None:

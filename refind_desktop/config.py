@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import tomllib
 from dataclasses import dataclass, fields
@@ -18,6 +19,9 @@ class Settings:
 
     chat_folder: str = ""
     """Folder of chat exports that the app and `refind watch` ingest."""
+    sources: tuple[str, ...] = ()
+    """More files and folders to ingest (coding-agent logs found by `refind sources discover --add`).
+    In the environment: REFIND_SOURCES, paths separated by the OS path separator."""
     timezone: str = "local"
     """Zone for exports whose times carry no zone (WhatsApp, Telegram, SillyTavern): "local" (this machine's
     IANA zone, DST included), "UTC" or an IANA name like "Europe/Berlin"."""
@@ -69,6 +73,12 @@ class Settings:
 
 
 def _coerce(name: str, value: object, kind: type) -> object:
+    if kind is tuple:
+        if isinstance(value, str):
+            return tuple(p for p in value.split(os.pathsep) if p)
+        if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+            return tuple(value)
+        raise ConfigError(f"setting {name!r} must be a list of paths, got {value!r}")
     try:
         if kind is int:
             return int(value)  # type: ignore[arg-type]
@@ -84,7 +94,7 @@ def load_settings(path: Path | None = None, environment: bool = True) -> Setting
     back to the file) REFIND_<NAME> environment variables; every value is checked and typed."""
     path = path or locations.config_file()
     values: dict[str, object] = {}
-    kinds: dict[object, type] = {"int": int, int: int, "float": float, float: float}
+    kinds: dict[object, type] = {"int": int, int: int, "float": float, float: float, "tuple[str, ...]": tuple}
     known = {f.name: kinds.get(f.type, str) for f in fields(Settings)}
     if path.exists():
         try:
@@ -113,6 +123,9 @@ def save_settings(settings: Settings, path: Path | None = None) -> Path:
             continue
         if isinstance(value, int | float):
             lines.append(f"{f.name} = {value}")
+        elif isinstance(value, list | tuple):
+            items = ", ".join(json.dumps(str(v), ensure_ascii=False) for v in value)  # valid TOML strings
+            lines.append(f"{f.name} = [{items}]")
         else:
             escaped = str(value).replace("\\", "\\\\").replace('"', '\\"')
             lines.append(f'{f.name} = "{escaped}"')

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import IO
 
 from ..errors import ParseError
-from . import sniff
+from . import agent_paths, sniff
 from .base import ZSTD_MAGIC, ParseContext, text_lines
 from .decoding import decode_head
 from .limits import LimitExceeded, Limits, check_member, check_zip, open_zst
@@ -79,6 +79,11 @@ def detect_file(path: Path, limits: Limits | None = None) -> str:
             return "codex"
         if _PROMPT_HISTORY.search(posix):
             raise UndetectedError(path, "Claude Code / Codex prompt history index (not a transcript)")
+        agent_fmt, not_chat = agent_paths.classify(path)
+        if not_chat:
+            raise UndetectedError(path, not_chat)
+        if agent_fmt:
+            return agent_fmt
         with path.open("rb") as f:
             head = f.read(SNIFF_BYTES)
         if head.startswith(b"PK\x03\x04") or path.suffix.lower() == ".zip":
@@ -110,6 +115,8 @@ def _detect_bytes(head: bytes, complete: bool, name: str, path: Path | str) -> s
         raise UndetectedError(path, "binary file (not a chat export)")
     text = text.lstrip("\ufeff")
     body = text.lstrip()
+    if agent_fmt := agent_paths.sniff(body):
+        return agent_fmt
     lower = name.lower()
     json_like = body[:1] in ("{", "[")
     if json_like:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..errors import ParseError
 from ..types import Session
+from . import agent_paths
 from .base import ParseContext
 
 # The known formats, one module each (`refind_desktop.ingest.<name>`); append new readers here.
@@ -26,6 +27,7 @@ FORMATS = (
     "openwebui",
     "sillytavern",
 )
+FORMATS += agent_paths.AGENT_FORMATS  # coding agents: gemini_cli, cursor, aider, cline, ...
 
 Parser = Callable[[Path, ParseContext], Iterator[Session]]
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ParseError
+from . import agent_paths
 from .detect import CONVERSATIONS_NAME, WHATSAPP_NAME, UndetectedError, detect_file, is_slack_dir
 from .limits import Limits
 
@@ -92,7 +93,7 @@ def discover(paths: Iterable[Path], limits: Limits | None = None) -> tuple[list[
         elif p.is_dir():
             walker.walk_dir(p, "")
         else:
-            walker.add_file(p, "")
+            walker.add_file(p, "explicit")  # a file named by the user is never skipped silently
     return walker.sources, walker.skipped
 
 
@@ -138,7 +139,7 @@ class _Walker:
             except OSError:
                 is_dir = False
             if is_dir:
-                if entry.name in SKIP_DIRS:
+                if entry.name in SKIP_DIRS or agent_paths.pruned(child):
                     continue
                 if context == "telegram" and entry.name in TELEGRAM_MEDIA_DIRS:
                     continue
@@ -148,7 +149,11 @@ class _Walker:
 
     def add_file(self, path: Path, context: str) -> None:
         name = path.name
-        if name in SILENT_FILES or _is_companion(name, context) or not self._once(path):
+        if name in SILENT_FILES or _is_companion(name, context):
+            return
+        if context != "explicit" and agent_paths.ignored(path):
+            return
+        if not self._once(path):
             return
         try:
             self.sources.append(Source(path, detect_file(path, self.limits)))

@@ -31,6 +31,7 @@ from .messages import (
 )
 from .model_cache import BackendFactory, ModelCache, ModelLoading, default_backend_factory
 from .screens.ask import AskPane
+from .screens.discover import DiscoverScreen
 from .screens.modals import ErrorModal, HelpScreen, SkippedScreen, WelcomeScreen
 from .screens.search import SearchPane
 from .screens.sessions import SessionsPane
@@ -107,14 +108,30 @@ class RefindApp(FolderIndexing, ModelLoading, SettingsEditing, App[None]):
         folder = self.folder_override or self.settings.chat_folder
         if folder:
             self.open_folder(folder)
-        else:
+        elif self.settings.sources:
+            self.index_sources()
+        else:  # first run: the folder prompt, with the chat logs found on this computer over it
             self.push_screen(WelcomeScreen(SAMPLES), self._folder_chosen)
+            self.push_screen(DiscoverScreen(), self._sources_chosen)
         self.query_one("#question", Input).focus()
 
     def on_ready(self) -> None:
         self.ready = True
 
     # ---- folder (indexing and watching: indexing.py) ------------------------------------------
+    def _sources_chosen(self, chosen: list[str] | None) -> None:
+        if chosen is None:
+            return  # nothing found, or the user wants to type a folder: the prompt below stays
+        if isinstance(self.screen, WelcomeScreen):
+            self.pop_screen()
+        if chosen:
+            self.update_settings(persist=True, sources=tuple(chosen))
+            self.index_sources()
+        else:
+            self.notify(
+                "Nothing indexed yet: set a chat folder in Settings (F5) or run `refind sources`.", timeout=6
+            )
+
     def _folder_chosen(self, folder: str | None) -> None:
         if folder:
             self.update_settings(persist=True, chat_folder=folder)
@@ -189,6 +206,8 @@ class RefindApp(FolderIndexing, ModelLoading, SettingsEditing, App[None]):
         """Index the folder again (new, grown and removed files)."""
         if self.folder:
             self.open_folder(self.folder)
+        elif self.settings.sources:
+            self.index_sources()
 
     def action_stop_jobs(self) -> None:
         """Stop a running folder ingest or model preparation."""

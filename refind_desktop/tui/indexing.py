@@ -73,11 +73,17 @@ class FolderIndexing(_AppPart):
     )
     def index_folder(self, folder: str, cancel: threading.Event) -> None:
         report = self.services.ingestor.ingest(
-            [Path(folder)],
+            [Path(p) for p in ([folder] if folder else []) + list(self.settings.sources)],
             cancel=cancel,
             progress=lambda p: self.post_message(IngestProgressed(p.files_done, p.files_total, p.current)),
         )
         self.post_message(IngestFinished(report, folder))
+
+    def index_sources(self) -> None:
+        """Index the recorded sources alone (no chat folder is set)."""
+        self._ingest_cancel = threading.Event()
+        self.query_one(StatusBar).indexing = (0, 0)
+        self.index_folder("", self._ingest_cancel)
 
     def on_ingest_progressed(self, message: IngestProgressed) -> None:
         self.query_one(StatusBar).indexing = (message.done, message.total)

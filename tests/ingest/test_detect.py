@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from refind_desktop.errors import ParseError
+from refind_desktop.ingest.agent_paths import AGENT_FORMATS
 from refind_desktop.ingest.base import ParseContext
 from refind_desktop.ingest.decoding import read_text
 from refind_desktop.ingest.detect import detect_file
@@ -85,7 +86,7 @@ def test_discover_whole_fixture_tree_is_deterministic() -> None:
 
 
 def test_every_detected_format_has_a_registered_name() -> None:
-    assert set(EXPECTED.values()) | {"slack"} == set(FORMATS)
+    assert set(EXPECTED.values()) | {"slack"} | set(AGENT_FORMATS) == set(FORMATS)
     assert get_parser("generic").__module__ == "refind_desktop.ingest.generic"
     assert get_parser("whatsapp").__module__ == "refind_desktop.ingest.whatsapp"
     with pytest.raises(ParseError, match="unknown chat format"):

@@ -20,11 +20,21 @@ def no_cursor_blink(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(Input, "cursor_blink", False)
 
 
+@pytest.fixture(autouse=True)
+def no_discovered_sources(monkeypatch: pytest.MonkeyPatch) -> None:
+    """First-run discovery never looks at this machine's home folder (tests pass their own finder)."""
+    from refind_desktop.ingest import known_sources
+
+    monkeypatch.setattr(known_sources, "find_known_sources", lambda *a, **k: [])
+
+
 @pytest.fixture
 def chats(tmp_path: Path) -> Path:
     """A writable copy of the bundled sample chats."""
     folder = tmp_path / "chats"
-    shutil.copytree(SAMPLES, folder)
+    shutil.copytree(
+        SAMPLES, folder, ignore=shutil.ignore_patterns("coding-agents")
+    )  # the chats the layout tests show
     return folder
 
 

@@ -11,6 +11,7 @@ import pytest
 
 import refind_desktop
 from refind_desktop.cli import main
+from refind_desktop.ingest.agent_paths import AGENT_FORMATS
 
 SAMPLES = Path(refind_desktop.__file__).parent / "samples"
 
@@ -27,8 +28,8 @@ def test_ingest_stats_search_show_forget(capsys):
 
     stats = run_json(capsys, "stats")
     assert set(stats) >= {"sources", "sessions", "turns", "formats", "skipped"}
-    assert stats["sources"] == 4
-    assert set(stats["formats"]) == {"chatgpt", "claude_code", "whatsapp", "generic"}
+    assert stats["sources"] == 4 + len(AGENT_FORMATS)  # one coding-agent sample per new reader
+    assert set(stats["formats"]) == {"chatgpt", "claude_code", "whatsapp", "generic", *AGENT_FORMATS}
     assert stats["formats"]["chatgpt"] == {
         "files": 1,
         "sessions": 3,
@@ -55,7 +56,7 @@ def test_ingest_stats_search_show_forget(capsys):
     assert [t["turn"] for t in shown["turns"]] == [0, 1, 2, 3]
 
     again = run_json(capsys, "ingest", str(SAMPLES))
-    assert again["added_turns"] == 0 and again["unchanged_files"] == 4
+    assert again["added_turns"] == 0 and again["unchanged_files"] == 4 + len(AGENT_FORMATS)
 
     assert main(["forget", str(SAMPLES / "whatsapp")]) == 0
     capsys.readouterr()

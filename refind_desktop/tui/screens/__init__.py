@@ -1,6 +1,7 @@
 """The app's panes (ask, search, sessions, settings), the transcript screen and the modals."""
 
 from .ask import AskPane, AskRecord, answer_question
+from .discover import DiscoverScreen
 from .modals import ErrorModal, HelpScreen, SkippedScreen, WelcomeScreen
 from .search import SearchPane
 from .sessions import SessionsPane
@@ -10,6 +11,7 @@ from .transcript import TranscriptScreen
 __all__ = [
     "AskPane",
     "AskRecord",
+    "DiscoverScreen",
     "ErrorModal",
     "HelpScreen",
     "SearchPane",

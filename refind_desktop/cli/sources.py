@@ -1,0 +1,162 @@
+"""`refind sources discover|list|ingest|remove`: find coding-agent logs and exports, record and read them.
+
+`discover` only looks at names and sizes (core: `ingest.known_sources.find_known_sources`);
+nothing is read until the user records the places with `--add` and ingests them with
+`refind sources ingest` (or starts the app, which reads recorded sources at start).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .. import locations
+from ..config import load_settings, save_settings
+from ..errors import NotFoundError
+from ..ingest.known_sources import KnownSource, find_known_sources
+from .common import print_json, services
+
+_CONTROL = {c: "?" for c in [*range(32), *range(127, 160)] if chr(c) not in "\t"}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add `refind sources` and its subcommands."""
+    p = sub.add_parser(
+        "sources", help="find chat logs on this machine (coding agents, Downloads) and record them"
+    )
+    verbs = p.add_subparsers(dest="verb", metavar="VERB", required=True)
+    d = verbs.add_parser("discover", help="list known chat locations that exist here (reads nothing)")
+    d.add_argument("--add", action="store_true", help="record what was found as sources to ingest")
+    d.add_argument(
+        "--only", action="append", metavar="TOOL", help="keep tools whose name contains TOOL (repeatable)"
+    )
+    d.add_argument("--json", action="store_true")
+    d.set_defaults(func=cmd_discover)
+    lst = verbs.add_parser("list", help="show the recorded sources")
+    lst.add_argument("--json", action="store_true")
+    lst.set_defaults(func=cmd_list)
+    ing = verbs.add_parser("ingest", help="ingest every recorded source now (unchanged files are skipped)")
+    ing.add_argument("--force", action="store_true", help="re-read files even if unchanged")
+    ing.add_argument("--json", action="store_true")
+    ing.set_defaults(func=cmd_ingest)
+    rm = verbs.add_parser("remove", help="stop recording a source (its turns stay until `refind forget`)")
+    rm.add_argument("path", type=Path)
+    rm.set_defaults(func=cmd_remove)
+
+
+def safe(text: object) -> str:
+    """A path or name from disk with control characters replaced, so no terminal sequence gets through."""
+    return str(text).translate(_CONTROL)
+
+
+def human_size(n: int) -> str:
+    """Bytes as B/kB/MB/GB with one decimal."""
+    size = float(n)
+    for unit in ("B", "kB", "MB", "GB"):
+        if size < 1000 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1000
+    return f"{n} B"
+
+
+def shown(path: Path, home: Path) -> str:
+    """`path` with the home folder written as ~."""
+    try:
+        return "~/" + path.relative_to(home).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def record(found: list[KnownSource]) -> tuple[list[str], Path]:
+    """Add the paths of `found` to the `sources` setting in config.toml; returns the new ones."""
+    path = locations.config_file()
+    current = load_settings(path, environment=False)
+    new = [str(s.path) for s in found if str(s.path) not in current.sources]
+    new = list(dict.fromkeys(new))
+    if new:
+        save_settings(current.replace(sources=(*current.sources, *new)), path)
+    return new, path
+
+
+def cmd_discover(args: argparse.Namespace) -> int:
+    """`refind sources discover [--add] [--only TOOL] [--json]`"""
+    home = Path.home()
+    found = find_known_sources(home)
+    if args.only:
+        found = [s for s in found if any(o.lower() in s.tool.lower() for o in args.only)]
+    added: list[str] = []
+    config = None
+    if args.add:
+        added, config = record(found)
+    if args.json:
+        print_json({"found": [s.to_json() for s in found], "added": added})
+        return 0
+    if not found:
+        print("No known chat locations found (Claude Code, Codex, Gemini CLI, Cursor, VS Code extensions,")
+        print(
+            "OpenCode, Continue, Aider history files, exports in Downloads). Ingest a folder with `refind ingest PATH`."
+        )
+        return 0
+    print(f"Found {len(found)} places with chat logs (nothing has been read):\n")
+    width = max(len(s.tool) for s in found)
+    for n, s in enumerate(found, 1):
+        files = f"{s.files} file{'s' if s.files != 1 else ''}"
+        print(f"{n:3}. {safe(s.tool):<{width}}  {safe(shown(s.path, home))}")
+        print(f"     {'':<{width}}  {files}, {human_size(s.size)}: {safe(s.reads)}")
+    print()
+    if args.add:
+        print(f"Recorded {len(added)} new source(s) in {config}. Read them now with `refind sources ingest`")
+        print("(the app also reads recorded sources when it starts).")
+    else:
+        print("Record them with `refind sources discover --add` (or pick some with --only TOOL),")
+        print("then read them with `refind sources ingest`.")
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    """`refind sources list [--json]`"""
+    paths = [Path(p) for p in load_settings().sources]
+    if args.json:
+        print_json([{"path": str(p), "exists": p.exists()} for p in paths])
+        return 0
+    if not paths:
+        print("No sources recorded; find some with `refind sources discover`.")
+    for p in paths:
+        print(f"{safe(p)}{'' if p.exists() else '  (missing)'}")
+    return 0
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    """`refind sources ingest`: the recorded sources through the normal ingest."""
+    from .core import print_ingest_report, run_ingest
+
+    svc = services()
+    paths = [Path(p) for p in svc.settings.sources]
+    if not paths:
+        raise NotFoundError("no sources recorded: run `refind sources discover --add` first")
+    try:
+        report = run_ingest(svc, paths, args.force)
+    finally:
+        svc.close()
+    if args.json:
+        print_json(report.to_json())
+    else:
+        print_ingest_report(report)
+    return 0
+
+
+def cmd_remove(args: argparse.Namespace) -> int:
+    """`refind sources remove PATH`"""
+    path = locations.config_file()
+    current = load_settings(path, environment=False)
+    target = {str(args.path), str(args.path.expanduser().resolve())}
+    kept = tuple(p for p in current.sources if p not in target)
+    if len(kept) == len(current.sources):
+        raise NotFoundError(f"{args.path} is not a recorded source; see `refind sources list`")
+    save_settings(current.replace(sources=kept), path)
+    print(
+        f"{safe(args.path)} is no longer a source; its turns stay searchable until `refind forget {safe(args.path)}`.",
+        file=sys.stdout,
+    )
+    return 0

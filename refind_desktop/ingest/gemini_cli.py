@@ -1,0 +1,165 @@
+"""Gemini CLI reader: `~/.gemini/tmp/<project_hash>/chats/session-*.json`, saved chats and `logs.json`.
+
+Three files hold conversations: auto-saved sessions (`chats/session-*.json`, an object with
+`sessionId`, `startTime` and `messages` of type user/gemini/info/error), chats saved with
+`/chat save <tag>` (`checkpoint-<tag>.json`, a list of API `{role, parts}` contents) and, in
+older versions without `chats/`, the prompt log `logs.json` (user prompts only).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ..errors import ParseError
+from ..types import Session
+from .agent_text import args_text, first_line, load_json, text_of, tool_text
+from .base import Message, ParseContext, finish_session, pair_turns, parse_timestamp, stable_id
+
+# The context message Gemini CLI sends first in every chat (and its canned reply).
+_SETUP_PREFIX = "This is the Gemini CLI. We are setting up the context for our chat."
+_SETUP_REPLY = "Got it. Thanks for the context!"
+
+
+def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
+    """Yield the session(s) of one Gemini CLI file (session, saved chat or prompt log)."""
+    data = load_json(path, "a Gemini CLI chat")
+    if isinstance(data, dict) and isinstance(data.get("messages"), list):
+        yield from _session_file(path, data, ctx)
+    elif isinstance(data, list) and path.name == "logs.json":
+        yield from _prompt_log(path, data, ctx)
+    elif isinstance(data, list) or (isinstance(data, dict) and isinstance(data.get("history"), list)):
+        yield from _saved_chat(path, data if isinstance(data, list) else data["history"], ctx)
+    else:
+        raise ParseError(f"{path}: not a Gemini CLI session (no 'messages' list); skipped")
+
+
+def _session_file(path: Path, data: dict[str, Any], ctx: ParseContext) -> Iterator[Session]:
+    sid = data.get("sessionId") if isinstance(data.get("sessionId"), str) else stable_id(str(path))
+    messages: list[Message] = []
+    for n, m in enumerate(data["messages"]):
+        if not isinstance(m, dict):
+            ctx.warn(f"{path}: message {n} is not an object; skipped")
+            continue
+        ts = parse_timestamp(m.get("timestamp"))
+        kind = m.get("type")
+        text = text_of(m.get("content")).strip()
+        if kind == "user":
+            if text:
+                messages.append(Message("user", text, ts, str(m.get("id") or "")))
+        elif kind in ("gemini", "model", "assistant"):
+            parts = [text] if text else []
+            parts += [_tool_call(c) for c in m.get("toolCalls") or [] if isinstance(c, dict)]
+            if parts:
+                messages.append(Message("assistant", "\n\n".join(parts), ts, str(m.get("id") or "")))
+        elif kind == "error" and text:
+            messages.append(Message("assistant", f"[error] {text}", ts))
+        # info / warning lines are UI notices, not chat
+    title = data.get("summary") if isinstance(data.get("summary"), str) else ""
+    title = title or next((first_line(m.text) for m in messages if m.role == "user"), "")
+    session = finish_session(
+        Session(
+            session_id=f"gemini-cli:{sid}",
+            title=title,
+            started_at=parse_timestamp(data.get("startTime")),
+            participants=["user", "gemini"],
+            turns=pair_turns(messages),
+        )
+    )
+    if session is not None:
+        yield session
+
+
+def _tool_call(call: dict[str, Any]) -> str:
+    """A tool call of a gemini message: its name, arguments and what it returned."""
+    name = str(call.get("displayName") or call.get("name") or "tool")
+    output = call.get("resultDisplay") if isinstance(call.get("resultDisplay"), str) else ""
+    if not output:
+        output = "\n".join(_responses(call.get("result")))
+    status = call.get("status")
+    if status and status != "success" and not output:
+        output = f"({status})"
+    return tool_text(name, args_text(call.get("args")), output)
+
+
+def _responses(result: object) -> list[str]:
+    """Output strings inside a list of `{functionResponse: {response: {output}}}` parts."""
+    out = []
+    for part in result if isinstance(result, list) else [result]:
+        fr = part.get("functionResponse") if isinstance(part, dict) else None
+        resp = fr.get("response") if isinstance(fr, dict) else None
+        if isinstance(resp, dict):
+            value = resp.get("output", resp.get("error", ""))
+            out.append(value if isinstance(value, str) else args_text(value))
+    return out
+
+
+def _saved_chat(path: Path, history: list[Any], ctx: ParseContext) -> Iterator[Session]:
+    """`checkpoint-<tag>.json`: API contents `{role: user|model, parts: [...]}` without times."""
+    messages: list[Message] = []
+    for n, content in enumerate(history):
+        if not isinstance(content, dict) or not isinstance(content.get("parts"), list):
+            ctx.warn(f"{path}: entry {n} is not a {{role, parts}} content; skipped")
+            continue
+        texts, tools = [], []
+        for part in content["parts"]:
+            if not isinstance(part, dict) or part.get("thought"):
+                continue
+            if isinstance(part.get("text"), str) and part["text"].strip():
+                texts.append(part["text"].strip())
+            elif isinstance(part.get("functionCall"), dict):
+                fc = part["functionCall"]
+                tools.append(tool_text(str(fc.get("name") or "tool"), args_text(fc.get("args"))))
+            elif isinstance(part.get("functionResponse"), dict):
+                fr = part["functionResponse"]
+                tools.append(tool_text(str(fr.get("name") or "tool"), "", "\n".join(_responses([part]))))
+        text = "\n\n".join(texts)
+        if content.get("role") == "user":
+            if text and not text.startswith(_SETUP_PREFIX):
+                messages.append(Message("user", text))
+            elif tools:  # function responses travel in user contents: they belong to the reply
+                messages.append(Message("assistant", "\n\n".join(tools)))
+        elif content.get("role") == "model" and text != _SETUP_REPLY:
+            body = "\n\n".join([text, *tools] if text else tools)
+            if body:
+                messages.append(Message("assistant", body))
+    tag = path.stem.removeprefix("checkpoint-")
+    session = finish_session(
+        Session(
+            session_id=f"gemini-cli:saved:{stable_id(path.parent.name, tag)}",
+            title=tag or next((first_line(m.text) for m in messages if m.role == "user"), ""),
+            participants=["user", "gemini"],
+            turns=pair_turns(messages),
+        )
+    )
+    if session is not None:
+        yield session
+
+
+def _prompt_log(path: Path, rows: list[Any], ctx: ParseContext) -> Iterator[Session]:
+    """`logs.json` of versions before `chats/`: `{sessionId, type: user, message, timestamp}` rows."""
+    if (path.parent / "chats").is_dir():
+        return  # the chats folder holds the same prompts with their replies
+    sessions: dict[str, list[Message]] = {}
+    for n, row in enumerate(rows):
+        if not isinstance(row, dict) or not isinstance(row.get("message"), str):
+            ctx.warn(f"{path}: row {n} has no message; skipped")
+            continue
+        if row.get("type", "user") != "user" or not row["message"].strip() or row["message"].startswith("/"):
+            continue  # slash commands (/quit, /chat save) are not prompts
+        sid = str(row.get("sessionId") or "unknown")
+        sessions.setdefault(sid, []).append(
+            Message("user", row["message"].strip(), parse_timestamp(row.get("timestamp")))
+        )
+    for sid, messages in sessions.items():
+        session = finish_session(
+            Session(
+                session_id=f"gemini-cli:{sid}",
+                title=first_line(messages[0].text),
+                participants=["user"],
+                turns=pair_turns(messages),
+            )
+        )
+        if session is not None:
+            yield session

@@ -1,0 +1,308 @@
+"""Known places where chat logs live on this machine: coding agents, editor extensions, Downloads.
+
+`find_known_sources(home)` looks only at names and sizes (it never opens a chat file; for a `.zip`
+in Downloads it reads the archive's list of names) and returns `KnownSource`s: what tool wrote it,
+the file or folder to ingest, how many files of which kind, and their size. Used by
+`refind sources discover` (cli/sources.py) and the TUI's first-run screen (tui/screens/discover.py).
+`home`, `env` and `system` are injectable so tests build a fake home.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import zipfile
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+EDITORS = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")
+TASK_EXTENSIONS = {
+    "saoudrizwan.claude-dev": "Cline",
+    "rooveterinaryinc.roo-cline": "Roo Code",
+    "kilocode.kilo-code": "Kilo Code",
+}
+AIDER_DEPTH = 4
+"""How deep under the home folder to look for `.aider.chat.history.md` files."""
+MAX_ENTRIES = 50_000
+"""Folder entries looked at per scan, so a huge home folder cannot stall discovery."""
+_SKIP_DIRS = {"node_modules", "Library", "AppData", "site-packages", "__pycache__", "venv", "snap", "go"}
+_WHATSAPP = re.compile(r"^(?:WhatsApp Chat (?:with|-) .+|_chat|Conversa do WhatsApp com .+)\.txt$", re.I)
+
+
+@dataclass(frozen=True)
+class KnownSource:
+    """One place with chat logs: the tool, the path to ingest, what would be read, and how much."""
+
+    tool: str
+    path: Path
+    reads: str
+    files: int
+    size: int
+    kind: str = "agent"  # "agent" (live logs of a coding agent or extension) or "export" (a download)
+
+    def to_json(self) -> dict:
+        """The stable JSON shape of `refind sources discover --json`."""
+        return {
+            "tool": self.tool,
+            "path": str(self.path),
+            "reads": self.reads,
+            "files": self.files,
+            "size": self.size,
+            "kind": self.kind,
+        }
+
+
+def find_known_sources(
+    home: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    system: str | None = None,
+    aider_depth: int = AIDER_DEPTH,
+) -> list[KnownSource]:
+    """Every known chat location that exists under `home` (default: the user's home folder)."""
+    home = Path(home) if home is not None else Path.home()
+    env = os.environ if env is None else env
+    system = system or sys.platform
+    found: list[KnownSource] = []
+
+    def add(
+        tool: str, path: Path, reads: str, match: Callable[[str, str], bool], kind: str = "agent"
+    ) -> None:
+        if path.is_file():
+            found.append(KnownSource(tool, path, reads, 1, _size(path), kind))
+        elif path.is_dir():
+            files, size = _count(path, match)
+            if files:
+                found.append(KnownSource(tool, path, reads, files, size, kind))
+
+    claude = Path(env["CLAUDE_CONFIG_DIR"]) if env.get("CLAUDE_CONFIG_DIR") else home / ".claude"
+    add("Claude Code", claude / "projects", "session transcripts (*.jsonl)", _suffix(".jsonl"))
+    codex = Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else home / ".codex"
+    for sub in ("sessions", "archived_sessions"):
+        add("Codex", codex / sub, "rollouts (rollout-*.jsonl)", lambda d, n: n.startswith("rollout-"))
+    add("Gemini CLI", home / ".gemini" / "tmp", "chat sessions and saved chats (*.json)", _gemini)
+    for data in _data_dirs(home, env, system):
+        if (data / "opencode" / "opencode.db").is_file():  # 1.2+: the JSON storage was migrated into it
+            add("OpenCode", data / "opencode" / "opencode.db", "sessions (SQLite, read-only)", _never)
+        else:
+            add("OpenCode", data / "opencode" / "storage", "sessions with their messages (JSON)", _opencode)
+    cont = Path(env["CONTINUE_GLOBAL_DIR"]) if env.get("CONTINUE_GLOBAL_DIR") else home / ".continue"
+    add(
+        "Continue",
+        cont / "sessions",
+        "chat sessions (*.json)",
+        lambda d, n: n.endswith(".json") and n != "sessions.json",
+    )
+    for editor, user in _editor_dirs(home, env, system):
+        if editor == "Cursor":
+            add(
+                "Cursor",
+                user / "globalStorage" / "state.vscdb",
+                "composer and agent chats (SQLite, read-only)",
+                _never,
+            )
+            add(
+                "Cursor",
+                user / "workspaceStorage",
+                "chat pane history (state.vscdb, read-only)",
+                _named("state.vscdb"),
+            )
+        else:
+            add(
+                f"Copilot Chat ({editor})",
+                user / "workspaceStorage",
+                "chat sessions (chatSessions/*.json)",
+                _copilot,
+            )
+            add(
+                f"Copilot Chat ({editor})",
+                user / "globalStorage" / "emptyWindowChatSessions",
+                "chat sessions (*.json)",
+                _suffix(".json"),
+            )
+        for ext, name in TASK_EXTENSIONS.items():
+            add(
+                f"{name} ({editor})",
+                user / "globalStorage" / ext / "tasks",
+                "task conversations (ui_messages.json)",
+                _named("ui_messages.json", "claude_messages.json", "api_conversation_history.json"),
+            )
+    for path in _aider_files(home, aider_depth):
+        found.append(KnownSource("Aider", path, "chat history (Markdown)", 1, _size(path)))
+    found += _downloads(_downloads_dir(home, env, system))
+    return found
+
+
+def _never(folder: str, name: str) -> bool:
+    return False
+
+
+def _suffix(suffix: str) -> Callable[[str, str], bool]:
+    return lambda folder, name: name.endswith(suffix)
+
+
+def _named(*names: str) -> Callable[[str, str], bool]:
+    return lambda folder, name: name in names
+
+
+def _gemini(folder: str, name: str) -> bool:
+    if name == "logs.json":  # the old prompt log, read only where no chats folder replaced it
+        return not os.path.isdir(os.path.join(folder, "chats"))
+    return name.endswith(".json") and (os.path.basename(folder) == "chats" or name.startswith("checkpoint-"))
+
+
+def _opencode(folder: str, name: str) -> bool:
+    return name.endswith(".json") and os.path.basename(os.path.dirname(folder)) == "session"
+
+
+def _copilot(folder: str, name: str) -> bool:
+    return os.path.basename(folder) == "chatSessions" and name.endswith((".json", ".jsonl"))
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _count(root: Path, match: Callable[[str, str], bool]) -> tuple[int, int]:
+    """(matching files, their bytes) under `root`, looking at no more than MAX_ENTRIES entries."""
+    files = size = seen = 0
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in _SKIP_DIRS and d != "checkpoints"]
+        seen += len(dirs) + len(names)
+        for name in names:
+            if match(folder, name):
+                files += 1
+                size += _size(Path(folder) / name)
+        if seen > MAX_ENTRIES:
+            break
+    return files, size
+
+
+def _data_dirs(home: Path, env: Mapping[str, str], system: str) -> list[Path]:
+    dirs = [Path(env["XDG_DATA_HOME"])] if env.get("XDG_DATA_HOME") else []
+    dirs.append(home / ".local" / "share")
+    if system.startswith("win"):
+        dirs.append(Path(env["LOCALAPPDATA"]) if env.get("LOCALAPPDATA") else home / "AppData" / "Local")
+    return list(dict.fromkeys(dirs))
+
+
+def _editor_dirs(home: Path, env: Mapping[str, str], system: str) -> Iterator[tuple[str, Path]]:
+    """(editor, its `User` folder) for VS Code and its forks, on this platform."""
+    if system == "darwin":
+        base = home / "Library" / "Application Support"
+    elif system.startswith("win"):
+        base = Path(env["APPDATA"]) if env.get("APPDATA") else home / "AppData" / "Roaming"
+    else:
+        base = Path(env["XDG_CONFIG_HOME"]) if env.get("XDG_CONFIG_HOME") else home / ".config"
+    for editor in EDITORS:
+        user = base / editor / "User"
+        if user.is_dir():
+            yield editor, user
+
+
+def _aider_files(home: Path, depth: int) -> list[Path]:
+    """`.aider.chat.history.md` files in project folders up to `depth` levels under home."""
+    out: list[Path] = []
+    seen = 0
+    frontier = [home]
+    for level in range(depth + 1):
+        nxt: list[Path] = []
+        for folder in frontier:
+            try:
+                with os.scandir(folder) as it:
+                    entries = list(it)
+            except OSError:
+                continue
+            seen += len(entries)
+            for e in entries:
+                if e.name == ".aider.chat.history.md" and e.is_file():
+                    out.append(Path(e.path))
+                elif level < depth and not e.name.startswith(".") and e.name not in _SKIP_DIRS:
+                    try:
+                        if e.is_dir(follow_symlinks=False):
+                            nxt.append(Path(e.path))
+                    except OSError:
+                        pass
+            if seen > MAX_ENTRIES:
+                return sorted(out)
+        frontier = sorted(nxt)
+    return sorted(out)
+
+
+def _downloads_dir(home: Path, env: Mapping[str, str], system: str) -> Path:
+    """The Downloads folder (XDG user-dirs setting on Linux, else ~/Downloads)."""
+    if not system.startswith(("win", "darwin")):
+        conf = Path(env["XDG_CONFIG_HOME"]) if env.get("XDG_CONFIG_HOME") else home / ".config"
+        try:
+            text = (conf / "user-dirs.dirs").read_text(encoding="utf-8")
+        except OSError:
+            text = ""
+        m = re.search(r'^XDG_DOWNLOAD_DIR="([^"]+)"', text, re.M)
+        if m:
+            return Path(m.group(1).replace("$HOME", str(home)))
+    return home / "Downloads"
+
+
+def _downloads(folder: Path) -> list[KnownSource]:
+    """Chat exports in Downloads, one level deep: ChatGPT/Claude/WhatsApp/Slack zips and folders."""
+    out: list[KnownSource] = []
+    try:
+        entries = sorted(folder.iterdir())
+    except OSError:
+        return out
+    for p in entries:
+        try:
+            if p.is_file() and p.suffix.lower() == ".zip":
+                kind = _zip_kind(p)
+                if kind:
+                    out.append(KnownSource(kind, p, "export archive (zip)", 1, _size(p), "export"))
+            elif p.is_file() and _WHATSAPP.match(p.name):
+                out.append(KnownSource("WhatsApp", p, "exported chat (text)", 1, _size(p), "export"))
+            elif p.is_dir():
+                names = {c.name for c in p.iterdir()}
+                if "result.json" in names:
+                    out.append(
+                        KnownSource(
+                            "Telegram",
+                            p,
+                            "exported chats (result.json)",
+                            1,
+                            _size(p / "result.json"),
+                            "export",
+                        )
+                    )
+                elif any(re.match(r"^conversations(?:-\d+)?\.json$", n) for n in names):
+                    kind = (
+                        "ChatGPT" if names & {"chat.html", "user.json", "message_feedback.json"} else "Claude"
+                    )
+                    files, size = _count(p, lambda d, n: n.startswith("conversations"))
+                    out.append(
+                        KnownSource(kind, p, "export folder (conversations.json)", files, size, "export")
+                    )
+                elif any(_WHATSAPP.match(n) for n in names):
+                    out.append(KnownSource("WhatsApp", p, "exported chat folder", 1, _size(p), "export"))
+        except OSError:
+            continue
+    return out
+
+
+def _zip_kind(path: Path) -> str:
+    """Which export a zip is, from its list of names only ('' when it is none of them)."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            names = {n.rsplit("/", 1)[-1] for n in zf.namelist()[:5000]}
+    except (OSError, zipfile.BadZipFile, RuntimeError):
+        return ""
+    if any(re.match(r"^conversations(?:-\d+)?\.json$", n) for n in names):
+        if names & {"chat.html", "user.json", "message_feedback.json"}:
+            return "ChatGPT"
+        return "Claude" if "users.json" in names else "ChatGPT or Claude"
+    if any(_WHATSAPP.match(n) for n in names):
+        return "WhatsApp"
+    if "channels.json" in names and names & {"users.json", "org_users.json"}:
+        return "Slack"
+    return ""

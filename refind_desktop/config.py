@@ -64,7 +64,7 @@ class Settings:
     """Largest compression ratio (unpacked / packed, judged past 8 MiB) before a file counts as a bomb."""
     max_archive_members: int = 200000
     """Most members a zip archive may have; an archive with more is skipped."""
-    max_string_mb: int = 256
+    max_string_mb: int = 16
     """Longest JSON string or JSONL line (MiB); a file (or line) with a longer one is skipped."""
 
     def replace(self, **changes: object) -> Settings:

@@ -51,12 +51,12 @@ def local_zone() -> tzinfo:
     import tzlocal
 
     try:
-        return ZoneInfo(tzlocal.get_localzone_name() or "UTC")
+        name = tzlocal.get_localzone_name()
+        return ZoneInfo(name) if name else tzlocal.get_localzone()
     except (ZoneInfoNotFoundError, ValueError, LookupError, OSError):
-        try:
-            return tzlocal.get_localzone()
-        except (ZoneInfoNotFoundError, ValueError, LookupError, OSError):
-            return timezone.utc
+        from datetime import datetime
+
+        return datetime.now().astimezone().tzinfo or timezone.utc  # last resort: today's offset
 
 
 def zone_label(tz: tzinfo) -> str:

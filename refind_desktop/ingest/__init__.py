@@ -22,6 +22,8 @@ _EXPORTS = {
     "Ingestor": "pipeline",
     "IngestReport": "pipeline",
     "IngestProgress": "pipeline",
+    "Limits": "limits",
+    "LimitExceeded": "limits",
     "FolderWatcher": "watcher",
     "WatchEvent": "watcher",
 }

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from .base import ParseContext
+
+class Warns(Protocol):
+    """Anything with a `warn(message)` (a `ParseContext`); decoding sits below base, so no import."""
+
+    def warn(self, message: str) -> None: ...
 
 
 def decode_head(data: bytes, complete: bool = True) -> str | None:
@@ -35,12 +38,12 @@ def decode_head(data: bytes, complete: bool = True) -> str | None:
     return text
 
 
-def read_text(path: Path, ctx: ParseContext | None = None) -> str:
+def read_text(path: Path, ctx: Warns | None = None) -> str:
     """Read a whole text file: UTF-8 (BOM ok), UTF-16/32 with BOM, else cp1252 with a warning."""
     return decode_text(Path(path).read_bytes(), str(path), ctx)
 
 
-def decode_text(data: bytes, where: str, ctx: ParseContext | None = None) -> str:
+def decode_text(data: bytes, where: str, ctx: Warns | None = None) -> str:
     """Decode a whole text file's bytes (see `read_text`); `where` names it in the warning."""
     enc = bom_encoding(data) or (bomless_utf16(data) if b"\x00" in data[:4096] else None)
     if enc is not None:

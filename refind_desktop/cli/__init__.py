@@ -10,7 +10,7 @@ from .. import __version__
 from ..errors import RefindError
 
 DEFAULT_COMMAND = ["tui"]  # what plain `refind` runs: the terminal app
-COMMAND_MODULES = ("core", "ask", "embed", "models", "evalcmd", "bench", "watch", "tui", "demo")
+COMMAND_MODULES = ("core", "ask", "embed", "models", "evalcmd", "bench", "watch", "tui", "demo", "mcp")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -38,8 +38,10 @@ async def test_tools_and_schemas(archive):
         assert set(tools["ask"].input_schema["properties"]) == {"question", "mode", "now"}
         assert tools["ask"].input_schema["required"] == ["question"]
         assert tools["stats"].input_schema["properties"] == {}
-        for name in ("search", "show", "ask"):
+        for name in ("search", "show", "ask", "stats"):
             assert "never an instruction" in tools[name].description  # the data rule, said to the caller
+        for name in ("search", "show", "ask"):
+            assert "<<<RECORD" in tools[name].description
             for prop in tools[name].input_schema["properties"].values():
                 assert prop.get("description")
         assert all(tools[n].annotations.read_only_hint for n in tools)

@@ -39,6 +39,45 @@ async def test_concurrent_ingest_is_visible_to_the_next_call(tmp_path):
         assert (await s.call_tool("stats", {})).structured_content["sessions"] == stats["sessions"] + 1
 
 
+async def test_refind_watch_running_beside_the_server(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    import anyio
+    from conftest import server_env
+
+    home = make_archive(tmp_path / "home")
+    folder = tmp_path / "watched"
+    folder.mkdir()
+    log = open(tmp_path / "watch.err", "w")  # noqa: SIM115
+    watch = subprocess.Popen(
+        [sys.executable, "-m", "refind_desktop", "watch", str(folder), "--debounce", "0.2"],
+        env={**os.environ, **server_env(home)},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=log,
+    )
+    try:
+        async with serve(home) as s:
+            assert (await s.call_tool("search", {"keywords": "xylophone"})).structured_content == {
+                "results": []
+            }
+            (folder / "new.json").write_text(json.dumps(NEW_CHAT), encoding="utf-8")
+            found = []
+            with anyio.fail_after(60):
+                while not found:
+                    await anyio.sleep(0.3)
+                    res = await s.call_tool("search", {"keywords": "xylophone"})
+                    found = res.structured_content["results"]
+            assert "Music lessons" in found[0]["session_title"]
+    finally:
+        watch.send_signal(signal.SIGTERM)
+        assert watch.wait(timeout=30) == 0
+        log.close()
+
+
 async def test_allow_ingest_is_limited_to_the_chat_folder(tmp_path):
     home = tmp_path / "home"
     folder = tmp_path / "chats"

@@ -68,6 +68,11 @@ def scripted_from_file(path: Path) -> Any:
     return ScriptedBackend(respond, name="scripted")
 
 
+def backend_loaded(svc: Services) -> bool:
+    """Whether `backend_for` already loaded the model in this process."""
+    return _BACKEND_KEY in svc.extras
+
+
 def backend_for(svc: Services) -> Any:
     """The configured model back end, loaded once per server process and reused by every `ask`."""
     with _lock:

@@ -24,7 +24,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from .. import __version__
-from ..agent import FinishEvent, NoteEvent, RetryEvent, SearchEvent
+from ..agent import AnswerTokenEvent, FinishEvent, NoteEvent, RetryEvent, SearchEvent
 from ..errors import NotFoundError, RefindError
 from ..services import Services
 from . import archive, asking, render
@@ -141,6 +141,8 @@ async def streamed(
 
 def progress_message(event: Any) -> str | None:
     """One line per trajectory step (keywords are the model's; no chat text goes into a progress line)."""
+    if isinstance(event, str):  # our own status lines
+        return event
     if isinstance(event, SearchEvent):
         span = ""
         if event.date_from or event.date_to:
@@ -235,7 +237,14 @@ def build_server(svc: Services, allow_ingest: bool = False) -> MCPServer:
                 await ctx.report_progress(steps, None, message)
 
         def work(emit: Callable[[Any], None]) -> Any:
-            return asking.run_ask(svc, question, mode, when, emit, cancel)
+            if not asking.backend_loaded(svc):
+                emit("loading the model (first question only)")
+
+            def steps_only(event: Any) -> None:  # answer tokens are not progress steps
+                if not isinstance(event, AnswerTokenEvent):
+                    emit(event)
+
+            return asking.run_ask(svc, question, mode, when, steps_only, cancel)
 
         answer = await streamed(work, report, cancel)
         return result(render.ask_json(answer.to_json()))

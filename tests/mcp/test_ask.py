@@ -48,10 +48,13 @@ async def test_ask_answers_with_citations_and_progress(archive, tmp_path):
         noted = data["notes"][0]["session_id"]
         assert noted.startswith("generic:")
         assert data["usage"]["llm_calls"] == 4 == len(lines(log))  # query, one judge, next, answer
-        # one progress notification per search, per note and for the finish, in order, with a rising count
-        assert [m.split(":")[0].split(" ")[0] for _, m in progress] == ["search", "note", "search"]
-        assert progress[0][1] == "search 1: bike, Trek -> 1 results"
-        assert [d for d, _ in progress] == [1, 2, 3]
+        # the model load, then one progress notification per search, per note and for the finish, in order
+        assert [m.split(":")[0].split(" ")[0] for _, m in progress] == ["loading", "search", "note", "search"]
+        assert progress[1][1] == "search 1: bike, Trek -> 1 results"
+        assert [d for d, _ in progress] == [1, 2, 3, 4]
+        progress.clear()
+        await s.call_tool("ask", {"question": "Which bike did I buy?"}, progress_callback=on_progress)
+        assert progress[0][1].startswith("search 1")  # loaded once per server
 
 
 async def test_cancel_stops_the_agent_and_the_server_keeps_serving(archive, tmp_path):

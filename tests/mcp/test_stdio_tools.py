@@ -96,7 +96,10 @@ async def test_show_and_resource(archive):
         assert "Tom wants to borrow the bike next weekend." in full["turns"][1]["text"]
         part = (await call(s, "show", session_id=sid, turn_from=1, turn_to=1)).structured_content
         assert [t["turn"] for t in part["turns"]] == [1]
-        res = await s.read_resource(f"refind://session/{sid}")
+        listed = {r.name: r for r in (await s.list_resources()).resources}
+        assert len(listed) == 4 and listed[sid].uri == f"refind://session/{sid}"
+        assert listed[sid].title == "2024-02-20 generic conversation, 2 turns"  # no chat title outside data
+        res = await s.read_resource(listed[sid].uri)
         text = res.contents[0].text
         assert res.contents[0].mime_type == "text/markdown"
         assert text.startswith(f"# Session `{sid}`")

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
+pytest.importorskip("mcp")
+
 import json
 
-from conftest import DATA, make_archive, refind, serve
+from mcp_harness import DATA, make_archive, refind, serve
 
 NEW_CHAT = [
     {
@@ -46,7 +50,7 @@ async def test_refind_watch_running_beside_the_server(tmp_path):
     import sys
 
     import anyio
-    from conftest import server_env
+    from mcp_harness import server_env
 
     home = make_archive(tmp_path / "home")
     folder = tmp_path / "watched"

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from conftest import serve
+
+pytest.importorskip("mcp")
+
+import pytest
+from mcp_harness import (
+    archive_fixture,  # noqa: F401 - the `archive` fixture
+    serve,
+)
 
 from refind_desktop.llm import catalog
 

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
+pytest.importorskip("mcp")
+
 from mcp.shared.uri_template import UriTemplate
 
 from refind_desktop.mcp.render import section

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
+pytest.importorskip("mcp")
+
 import os
 import socket
 import subprocess
@@ -11,10 +15,14 @@ import time
 import anyio
 import httpx2
 import pytest
-from conftest import refind, server_env
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp_harness import (
+    archive_fixture,  # noqa: F401 - the `archive` fixture
+    refind,
+    server_env,
+)
 
 from refind_desktop.errors import ConfigError
 from refind_desktop.mcp.http import check_exposure, is_loopback, parse_address

@@ -1,4 +1,4 @@
-"""MCP test harness: a fixture archive ingested by the real CLI, and a real `refind mcp` subprocess per test.
+"""MCP test helpers: a fixture archive ingested by the real CLI, and a real `refind mcp` subprocess per test.
 
 Every test talks to the server through the official SDK client over stdio (or streamable HTTP).
 """
@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -14,17 +15,15 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
 
-pytest.importorskip("mcp")
-
-from mcp import ClientSession, StdioServerParameters  # noqa: E402
-from mcp.client.stdio import stdio_client  # noqa: E402
-
-from refind_desktop.mcp.asking import SCRIPT_ENV  # noqa: E402
+from refind_desktop.mcp.asking import SCRIPT_ENV
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).parent / "data"
 POISON_MARK = "rm -rf"
+SECTION = re.compile(r"<<<RECORD ([^\n]*)\n.*?\nRECORD \1>>>", re.DOTALL)
 
 
 def server_env(home: Path, **extra: str) -> dict[str, str]:
@@ -52,9 +51,13 @@ def make_archive(home: Path) -> Path:
     return home
 
 
-@pytest.fixture(scope="module")
-def archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A REFIND_HOME with the fixture chats ingested (shared by a module's read-only tests)."""
+@pytest.fixture(scope="module", name="archive")
+def archive_fixture(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A REFIND_HOME with the fixture chats ingested (shared by a module's read-only tests).
+
+    Test modules import it from here: tests/mcp has no conftest.py, so it never displaces another
+    folder's `conftest` module (the agent and TUI tests import helpers from theirs).
+    """
     return make_archive(tmp_path_factory.mktemp("mcp_archive"))
 
 
@@ -74,6 +77,11 @@ async def serve(
                 yield session
     finally:
         log.close()
+
+
+def inside_sections_only(text: str, needle: str) -> bool:
+    """`needle` occurs in `text`, and only inside complete RECORD sections."""
+    return needle in text and needle not in SECTION.sub("", text)
 
 
 def write_script(path: Path, **script: object) -> Path:

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import pytest
+
+pytest.importorskip("mcp")
+
 import time
 
 import anyio
-from conftest import POISON_MARK, scripted, serve, write_script
-from test_stdio_tools import SECTION, inside_sections_only
+from mcp_harness import (
+    POISON_MARK,
+    SECTION,
+    archive_fixture,  # noqa: F401 - the `archive` fixture
+    inside_sections_only,
+    scripted,
+    serve,
+    write_script,
+)
 
 FINISH = {"action": "finish_search", "keywords": [], "date_from": None, "date_to": None}
 

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
+
+pytest.importorskip("mcp")
+
 import os
 import subprocess
 import sys
 
-from conftest import server_env
+from mcp_harness import server_env
 
 
 def run_python(code: str, home) -> subprocess.CompletedProcess:

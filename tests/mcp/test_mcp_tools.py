@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import pytest
+
+pytest.importorskip("mcp")
+
 import json
-import re
 
-from conftest import POISON_MARK, serve
-
-SECTION = re.compile(r"<<<RECORD ([^\n]*)\n.*?\nRECORD \1>>>", re.DOTALL)
-
-
-def inside_sections_only(text: str, needle: str) -> bool:
-    """`needle` occurs in `text`, and only inside complete RECORD sections."""
-    return needle in text and needle not in SECTION.sub("", text)
+from mcp_harness import (
+    POISON_MARK,
+    SECTION,
+    archive_fixture,  # noqa: F401 - the `archive` fixture
+    inside_sections_only,
+    refind,
+    serve,
+)
 
 
 async def call(session, name: str, **arguments):
@@ -51,8 +54,6 @@ async def test_tools_and_schemas(archive):
 
 
 async def test_search_same_keys_as_cli_and_dates(archive):
-    from conftest import refind
-
     cli = json.loads(refind(archive, "search", "--json", "umbrella").stdout)
     async with serve(archive) as s:
         res = await call(s, "search", keywords="umbrella")
@@ -107,8 +108,6 @@ async def test_show_and_resource(archive):
 
 
 async def test_stats(archive):
-    from conftest import refind
-
     cli = json.loads(refind(archive, "stats", "--json").stdout)
     async with serve(archive) as s:
         stats = (await call(s, "stats")).structured_content

@@ -40,6 +40,12 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     from ..mcp import build_server
     from .common import services
 
+    if args.token and not args.http:
+        from ..errors import ConfigError
+
+        raise ConfigError(
+            "--token applies to --http only; stdio needs none (the client starts the server itself)"
+        )
     token = args.token or os.environ.get("REFIND_MCP_TOKEN") or None
     address = None
     if args.http:

@@ -114,3 +114,5 @@ def test_addresses_and_exposure_rule(tmp_path):
     # through the CLI: refused before anything is served
     done = refind(tmp_path / "home", "mcp", "--http", "0.0.0.0:8765")
     assert done.returncode == 2 and "--token" in done.stderr and "other machines" in done.stderr
+    done = refind(tmp_path / "home", "mcp", "--token", "x")
+    assert done.returncode == 2 and "--http only" in done.stderr

@@ -10,7 +10,19 @@ from .. import __version__
 from ..errors import RefindError
 
 DEFAULT_COMMAND = ["tui"]  # what plain `refind` runs: the terminal app
-COMMAND_MODULES = ("core", "ask", "embed", "models", "evalcmd", "bench", "watch", "tui", "demo", "sources")
+COMMAND_MODULES = (
+    "core",
+    "ask",
+    "embed",
+    "models",
+    "evalcmd",
+    "bench",
+    "watch",
+    "tui",
+    "demo",
+    "sources",
+    "mcp",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

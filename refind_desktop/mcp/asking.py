@@ -1,0 +1,125 @@
+"""run_ask: the one adapter between the MCP `ask` tool and the answer modes (agent and Raw-RAG).
+
+Today's code path is the one `refind ask` takes (cli/ask.py): the ReFind-family modes run `Agent.run`
+(here with the cancel event the agent loop takes), the Raw-RAG modes run their `rag.RAG_RUNNERS` entry
+(cancel checked at each event). When the answer-mode registry moves to `refind_desktop/modes.py`,
+only this module changes. Called from a worker thread by `mcp/server.py`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from ..agent import MODES as AGENT_MODES
+from ..agent import Agent, AgentCancelled, AgentConfig, Event
+from ..errors import ConfigError
+from ..rag import RAG_RUNNERS
+from ..services import Services
+
+SCRIPT_ENV = "REFIND_TEST_SCRIPTED_BACKEND"
+"""TEST ONLY: path of a JSON script; when set, `ask` uses the scripted fake model instead of the configured
+back end (the MCP tests run `refind mcp` as a subprocess and cannot inject a back end any other way)."""
+
+_BACKEND_KEY = "mcp.backend"
+_lock = threading.Lock()
+
+
+def ask_modes() -> tuple[str, ...]:
+    """Names the `mode` argument accepts (the same as `refind ask --mode`)."""
+    return (*AGENT_MODES, *RAG_RUNNERS)
+
+
+def scripted_from_file(path: Path) -> Any:
+    """TEST ONLY: a ScriptedBackend answering by agent step from a JSON script.
+
+    Keys: "query", "next" (replies), "judge_yes_if" (a judge says yes when the record contains this text),
+    "answer" (text), "delay" (seconds each call sleeps: lets a test cancel mid-run), "calls_log" (a file
+    that gets one line per model call, so a test can see when the run stopped).
+    """
+    from ..llm.scripted import ScriptedBackend, stage_of
+
+    script = json.loads(path.read_text(encoding="utf-8"))
+    delay = float(script.get("delay", 0))
+
+    log = script.get("calls_log")
+
+    def respond(messages, schema):
+        stage = stage_of(schema)
+        if log:
+            with open(log, "a", encoding="utf-8") as fh:
+                fh.write(stage + "\n")
+        if delay:
+            time.sleep(delay)
+        if stage == "judge":
+            needle = script.get("judge_yes_if", "")
+            return {"answer": "yes" if needle and needle in messages[-1].content else "no"}
+        if stage == "choose":
+            return {"indices": [1]}
+        return script[stage]
+
+    return ScriptedBackend(respond, name="scripted")
+
+
+def backend_loaded(svc: Services) -> bool:
+    """Whether `backend_for` already loaded the model in this process."""
+    return _BACKEND_KEY in svc.extras
+
+
+def backend_for(svc: Services) -> Any:
+    """The configured model back end, loaded once per server process and reused by every `ask`."""
+    with _lock:
+        backend = svc.extras.get(_BACKEND_KEY)
+        if backend is None:
+            script = os.environ.get(SCRIPT_ENV)
+            if script:
+                print(f"refind mcp: TEST MODE, scripted model from {script}", file=sys.stderr, flush=True)
+                backend = scripted_from_file(Path(script))
+            else:
+                from ..llm.factory import make_backend
+
+                backend = make_backend(svc.settings)
+            svc.extras[_BACKEND_KEY] = backend
+            svc.extras[_BACKEND_KEY + ".lock"] = threading.Lock()
+        return backend
+
+
+def run_ask(
+    svc: Services,
+    question: str,
+    mode: str | None,
+    now: datetime | None,
+    on_event: Callable[[Event], None] | None,
+    cancel: threading.Event,
+) -> Any:
+    """Answer one question in `mode` (default: the configured mode); returns a result with `.to_json()`.
+
+    Raises AgentCancelled when `cancel` is set before the run finishes. One model call at a time: a second
+    question waits for the first (a local model is not re-entrant).
+    """
+    mode = mode or svc.settings.mode
+    if mode not in ask_modes():
+        raise ConfigError(f"mode {mode!r} is not available; choose one of {', '.join(ask_modes())}")
+    backend = backend_for(svc)
+
+    def emit(event: Event) -> None:
+        if cancel.is_set():
+            raise AgentCancelled("the question was cancelled before it finished")
+        if on_event is not None:
+            on_event(event)
+
+    with svc.extras[_BACKEND_KEY + ".lock"]:
+        if cancel.is_set():
+            raise AgentCancelled("the question was cancelled before it started")
+        if mode in AGENT_MODES:
+            config = AgentConfig(max_searches=svc.settings.max_searches)
+            agent = Agent(svc.engine, backend, mode=mode, options=svc.search_options(), config=config)
+            return agent.run(question, now=now, on_event=emit, cancel=cancel)
+        return RAG_RUNNERS[mode](svc, backend, mode, question, now, emit)

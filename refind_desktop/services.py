@@ -93,6 +93,15 @@ class Services:
         base = SearchOptions(top_k=self.settings.top_k, context_window=self.settings.context_window)
         return base.with_(**overrides)
 
+    def stats(self) -> dict:
+        """What `refind stats --json` and the MCP `stats` tool report: sources, sessions, turns,
+        per-format counts, skipped files with reasons, and the zone naive times were read in."""
+        data = self.catalog.totals()
+        data["skipped"] = [{"path": p, "reason": r} for p, r in self.catalog.skipped()]
+        data["index_turns"] = self.index.num_turns()
+        data["timezone"] = zone_label(self.tz)
+        return data
+
     def close(self) -> None:
         """Release the catalog connection."""
         self.catalog.close()

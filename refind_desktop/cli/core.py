@@ -9,7 +9,6 @@ from pathlib import Path
 
 from ..errors import NotFoundError
 from ..search.engine import block_to_json
-from ..services import zone_label
 from .common import Progress, parse_day, print_json, services
 
 
@@ -181,10 +180,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_stats(args: argparse.Namespace) -> int:
     """`refind stats`"""
     svc = services()
-    data = svc.catalog.totals()
-    data["skipped"] = [{"path": p, "reason": r} for p, r in svc.catalog.skipped()]
-    data["index_turns"] = svc.index.num_turns()
-    data["timezone"] = zone_label(svc.tz)
+    data = svc.stats()
     if args.json:
         print_json(data)
         return 0

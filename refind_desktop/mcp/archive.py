@@ -144,9 +144,10 @@ def transcript(svc: Services, session_id: str) -> str:
 def stats(svc: Services) -> dict:
     """`refind stats --json`: sources, sessions, turns, per-format counts, skipped files with reasons."""
     fresh(svc, need_turns=False)
-    data = svc.catalog.totals()
-    data["skipped"] = [{"path": neutralise(p), "reason": neutralise(r)} for p, r in svc.catalog.skipped()]
-    data["index_turns"] = svc.index.num_turns()
+    data = svc.stats()
+    data["skipped"] = [
+        {"path": neutralise(s["path"]), "reason": neutralise(s["reason"])} for s in data["skipped"]
+    ]
     return data
 
 

@@ -28,8 +28,9 @@ SCRIPT_ENV = "REFIND_TEST_SCRIPTED_BACKEND"
 """TEST ONLY: path of a JSON script; when set, `ask` uses the scripted fake model instead of the configured
 back end (the MCP tests run `refind mcp` as a subprocess and cannot inject a back end any other way)."""
 
-_BACKEND_KEY = "mcp.backend"
 _lock = threading.Lock()
+_run_lock = threading.Lock()  # one question at a time: the model's context is not shared
+_backend: Any = None  # the server process's model back end, loaded by the first `ask`
 
 
 def ask_modes() -> tuple[str, ...]:
@@ -70,13 +71,14 @@ def scripted_from_file(path: Path) -> Any:
 
 def backend_loaded(svc: Services) -> bool:
     """Whether `backend_for` already loaded the model in this process."""
-    return _BACKEND_KEY in svc.extras
+    return _backend is not None
 
 
 def backend_for(svc: Services) -> Any:
     """The configured model back end, loaded once per server process and reused by every `ask`."""
+    global _backend
     with _lock:
-        backend = svc.extras.get(_BACKEND_KEY)
+        backend = _backend
         if backend is None:
             script = os.environ.get(SCRIPT_ENV)
             if script:
@@ -86,8 +88,7 @@ def backend_for(svc: Services) -> Any:
                 from ..llm.factory import make_backend
 
                 backend = make_backend(svc.settings)
-            svc.extras[_BACKEND_KEY] = backend
-            svc.extras[_BACKEND_KEY + ".lock"] = threading.Lock()
+            _backend = backend
         return backend
 
 
@@ -115,7 +116,7 @@ def run_ask(
         if on_event is not None:
             on_event(event)
 
-    with svc.extras[_BACKEND_KEY + ".lock"]:
+    with _run_lock:
         if cancel.is_set():
             raise AgentCancelled("the question was cancelled before it started")
         if mode in AGENT_MODES:

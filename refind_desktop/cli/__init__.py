@@ -9,6 +9,8 @@ import sys
 from .. import __version__
 from ..errors import RefindError
 
+__all__ = ["build_parser", "main"]
+
 DEFAULT_COMMAND = ["tui"]  # what plain `refind` runs: the terminal app
 COMMAND_MODULES = (
     "core",

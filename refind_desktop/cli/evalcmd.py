@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..config import Settings
 from ..errors import ConfigError
+from ..llm.factory import BACKENDS
 from .common import print_json
 
 QA_MODES = ("refind", "generic", "one-search", "rawrag", "hybrid")
@@ -111,14 +112,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument(
         "--backend",
         default=None,
-        help="llama, openai, or scripted (offline stand-in without a model; default: settings)",
+        help=f"{', '.join(BACKENDS)}, or scripted (offline stand-in without a model; default: settings)",
     )
     q.add_argument("--model", default=None, metavar="NAME|PATH")
     q.add_argument(
         "--judge",
         default="exact",
         metavar="BACKEND|exact",
-        help="LLM judge back end (llama, openai, scripted) with the LongMemEval protocol, or "
+        help=f"LLM judge back end ({', '.join(BACKENDS)}, scripted) with the LongMemEval protocol, or "
         "exact (deterministic only; always reported anyway)",
     )
     q.add_argument("--judge-model", default=None, metavar="NAME|PATH")

@@ -46,7 +46,9 @@ class SessionRecord:
     """Catalog row of a session, with the fingerprints of its turns."""
 
     sid: str
+    """Session id: the stable string its reader gives it (e.g. `chatgpt:<uuid>`)."""
     ord: int
+    """Session ordinal ("sord" in the index and elsewhere): a small integer, unique, never reused."""
     source: str
     format: str
     title: str

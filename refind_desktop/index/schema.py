@@ -17,6 +17,7 @@ def build_schema() -> tantivy.Schema:
     sb.add_text_field("key", stored=False, tokenizer_name="raw")
     sb.add_text_field("session", stored=True, tokenizer_name="raw")
     sb.add_text_field("source", stored=False, tokenizer_name="raw")
+    # sord = session ordinal: the catalog's small integer for the session (Catalog.next_ord), never reused
     sb.add_unsigned_field("sord", stored=True, indexed=True, fast=True)
     sb.add_unsigned_field("turn", stored=True, indexed=True, fast=True)
     sb.add_text_field("text", stored=True, tokenizer_name=ANALYZER)

@@ -14,6 +14,8 @@ _EXPORTS = {
     "get_parser": "formats",
     "ParseContext": "base",
     "Message": "base",
+    "FormatParser": "base",
+    "ChangeListener": "pipeline",
     "detect_file": "detect",
     "UndetectedError": "detect",
     "Source": "walker",

@@ -35,7 +35,9 @@ class WindowRow:
     """A stored window: where its vector lives and which turns of which session it covers."""
 
     wid: int
+    """Window id: the row key of the window table."""
     sord: int
+    """Session ordinal (`SessionRecord.ord`)."""
     first_turn: int
     last_turn: int
     shard: int

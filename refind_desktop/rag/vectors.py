@@ -18,7 +18,8 @@ SHARD_DTYPE = np.float16
 
 @dataclass
 class Loaded:
-    """Live vectors in memory (float32, unit length) with each row's window id, session and turns."""
+    """Live vectors in memory (float32, unit length) with each row's window id (`wid`), session ordinal
+    (`sord`) and turns."""
 
     gen: int
     matrix: np.ndarray

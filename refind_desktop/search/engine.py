@@ -59,9 +59,11 @@ class RankedTurn:
     """One candidate turn after fusion (internal to search/ and eval/)."""
 
     sord: int
+    """Session ordinal (`SessionRecord.ord`)."""
     turn: int
     bm25: float
     fused: float
+    """Reciprocal rank fusion score: the sum of 1/(k + rank) over the fused rankings."""
 
 
 def day_bounds(

@@ -1,4 +1,4 @@
-"""The Textual front end (the only package that imports textual): `RefindApp` and `run_app`."""
+"""The Textual front end (the only package that imports textual): `RefindApp` and its back-end factory."""
 
 from .app import RefindApp, default_backend_factory
 

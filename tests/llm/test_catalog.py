@@ -164,8 +164,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Range", f"bytes {start}-{len(BLOB) - 1}/{len(BLOB)}")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
+        self.log.append((rng, len(body)))  # before the body: the client may be done before we return
         self.wfile.write(body)
-        self.log.append((rng, len(body)))
 
     def log_message(self, *args: object) -> None:
         pass

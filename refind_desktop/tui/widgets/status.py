@@ -56,16 +56,24 @@ class StatusBar(Horizontal):
         self._render_counts()
 
     def watch_model(self, value: str) -> None:
+        if not self._composed():
+            return  # on_mount renders it
         self.query_one("#status-model", Label).update(f"model: {value or 'not loaded'}")
 
     def watch_indexing(self, value: tuple[int, int] | None) -> None:
         self.set_class(value is not None, "-indexing")
-        if value is not None:
+        if value is not None and self._composed():
             done, total = value
             self.query_one(ProgressBar).update(total=max(total, 1), progress=done)
         self._render_counts()
 
+    def _composed(self) -> bool:
+        """False while a reactive is set before compose ran (the app sets stats early under load)."""
+        return bool(self.query("#status-counts"))
+
     def _render_counts(self) -> None:
+        if not self._composed():
+            return  # on_mount renders it
         s = self.stats
         when = s.updated.strftime("%H:%M:%S") if s.updated else "never"
         prefix = "indexing… " if self.indexing is not None else ("👁 " if s.watching else "")

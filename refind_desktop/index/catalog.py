@@ -12,6 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..types import SessionInfo
+from .migrations import migrate
 
 MIGRATIONS: list[tuple[str, str]] = [
     (
@@ -74,25 +75,7 @@ class Catalog:
         self._migrate()
 
     def _migrate(self) -> None:
-        # Readers open the catalog while a writer holds SQLite's write lock: only write when needed.
-        exists = self.db.execute(
-            "SELECT 1 FROM sqlite_master WHERE type='table' AND name='migrations'"
-        ).fetchone()
-        if not exists:
-            self.db.execute("CREATE TABLE IF NOT EXISTS migrations(name TEXT PRIMARY KEY, at REAL)")
-            self.db.commit()
-        done = {r[0] for r in self.db.execute("SELECT name FROM migrations")}
-        for name, sql in MIGRATIONS:
-            if name in done:
-                continue
-            try:  # atomic with its own bookkeeping row, so two processes opening a new catalog agree
-                self.db.executescript(
-                    f"BEGIN IMMEDIATE;{sql};INSERT INTO migrations VALUES ('{name}', {time.time()});COMMIT;"
-                )
-            except sqlite3.OperationalError:
-                self.db.rollback()
-                if not self.db.execute("SELECT 1 FROM migrations WHERE name=?", (name,)).fetchone():
-                    raise
+        migrate(self.db, MIGRATIONS)
 
     def commit(self) -> None:
         """Make pending changes durable."""

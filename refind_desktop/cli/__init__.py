@@ -8,6 +8,7 @@ import sys
 
 from .. import __version__
 from ..errors import RefindError
+from ..terminal import printable
 
 DEFAULT_COMMAND = ["tui"]  # what plain `refind` runs: the terminal app
 COMMAND_MODULES = ("core", "ask", "embed", "models", "evalcmd", "bench", "watch", "tui", "demo")
@@ -44,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except RefindError as exc:
-        print(f"refind: {exc.title}: {exc.message}", file=sys.stderr)
+        print(printable(f"refind: {exc.title}: {exc.message}", one_line=True), file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("refind: interrupted", file=sys.stderr)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..errors import NotFoundError
 from ..search.engine import block_to_json
+from ..terminal import printable
 from .common import Progress, parse_day, print_json, services
 
 
@@ -74,9 +75,9 @@ def print_ingest_report(report) -> None:
         f"{report.ingested_files} files read, {report.unchanged_files} unchanged"
     )
     for s in report.skipped:
-        print(f"skipped {s.path}: {s.reason}", file=sys.stderr)
+        print(printable(f"skipped {s.path}: {s.reason}", one_line=True), file=sys.stderr)
     for w in report.warnings:
-        print(f"warning: {w}", file=sys.stderr)
+        print(printable(f"warning: {w}", one_line=True), file=sys.stderr)
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -107,13 +108,14 @@ def cmd_search(args: argparse.Namespace) -> int:
         return 0
     for b in blocks:
         day = b.session_date.date().isoformat() if b.session_date else "unknown date"
+        title = printable(b.session_title or b.session_id, one_line=True)
         print(
-            f"[{b.rank}] {b.session_title or b.session_id} ({day}) turn {b.turn}  "
-            f"score {b.score:.4f}  id {b.session_id}"
+            f"[{b.rank}] {title} ({day}) turn {b.turn}  "
+            f"score {b.score:.4f}  id {printable(b.session_id, one_line=True)}"
         )
         for t in b.turns:
             mark = ">" if t.turn in b.hit_turns else " "
-            print(textwrap.indent(f"{t.turn:>4} {t.text}", f"  {mark}"))
+            print(textwrap.indent(f"{t.turn:>4} {printable(t.text)}", f"  {mark}"))
         print()
     return 0
 
@@ -141,7 +143,9 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         return 0
     for s in infos:
         day = s.started_at.date().isoformat() if s.started_at else "????-??-??"
-        print(f"{day}  {s.turns:>5} turns  {s.format:<12} {s.session_id}  {s.title}")
+        print(
+            printable(f"{day}  {s.turns:>5} turns  {s.format:<12} {s.session_id}  {s.title}", one_line=True)
+        )
     return 0
 
 
@@ -168,12 +172,16 @@ def cmd_show(args: argparse.Namespace) -> int:
             }
         )
         return 0
-    print(f"{rec.title or rec.sid}  ({rec.format}, {rec.n_turns} turns, from {rec.source})")
+    print(
+        printable(
+            f"{rec.title or rec.sid}  ({rec.format}, {rec.n_turns} turns, from {rec.source})", one_line=True
+        )
+    )
     for t in turns:
         mark = ">" if t.turn == args.turn else " "
         when = t.timestamp.isoformat(timespec="minutes") if t.timestamp else ""
-        print(f"{mark}[{t.turn}] {t.speaker} {when}")
-        print(textwrap.indent(t.text, "    "))
+        print(printable(f"{mark}[{t.turn}] {t.speaker} {when}", one_line=True))
+        print(textwrap.indent(printable(t.text), "    "))
     return 0
 
 
@@ -192,7 +200,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     if data["skipped"]:
         print(f"{len(data['skipped'])} skipped:")
         for s in data["skipped"]:
-            print(f"  {s['path']}: {s['reason']}")
+            print(printable(f"  {s['path']}: {s['reason']}", one_line=True))
     return 0
 
 
@@ -202,7 +210,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
     removed = svc.ingestor.forget(args.source)
     if removed < 0:
         raise NotFoundError(f"{args.source} was never ingested; see sources with `refind stats`")
-    print(f"removed {removed} turns from {args.source}")
+    print(printable(f"removed {removed} turns from {args.source}", one_line=True))
     return 0
 
 
@@ -223,7 +231,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
         present = [p for p in paths if p.exists()]
         for p in paths:
             if not p.exists():
-                print(f"gone, not re-ingested: {p}", file=sys.stderr)
+                print(printable(f"gone, not re-ingested: {p}", one_line=True), file=sys.stderr)
         report = run_ingest(svc, present, force=True)
     print_ingest_report(report)
     return 0

@@ -24,6 +24,7 @@ from .. import locations
 from ..config import Settings, save_settings
 from ..errors import ConfigError, RefindError
 from ..services import Services
+from ..terminal import printable
 from .messages import (
     BackendReady,
     IngestFinished,
@@ -218,7 +219,7 @@ class RefindApp(App[None]):
             if event.report.added_turns or event.report.removed_turns or event.report.skipped:
                 self._changed()
         elif event.kind in ("deleted", "busy"):
-            self.notify(event.message, severity="warning", timeout=8)
+            self.notify(printable(event.message, one_line=True), severity="warning", timeout=8, markup=False)
         elif event.kind == "error":
             self.push_screen(
                 ErrorModal(

@@ -62,3 +62,33 @@ class BackendError(RefindError):
 
     title = "model back end error"
     exit_code = 7
+
+
+class IndexDamagedError(RefindError):
+    """A file of the index or catalog failed its integrity check."""
+
+    title = "index damaged"
+    exit_code = 8
+
+
+class DiskFullError(RefindError):
+    """A write failed for lack of space (or of write permission); nothing was half-written."""
+
+    title = "cannot write"
+    exit_code = 9
+
+
+def describe_failure(exc: BaseException) -> str:
+    """One line saying why one file or folder could not be read (for skip reasons and warnings)."""
+    if isinstance(exc, RefindError):
+        return exc.message
+    if isinstance(exc, RecursionError):
+        return "nested too deeply to read (more levels of brackets than any chat export has)"
+    if isinstance(exc, MemoryError):
+        return "too large to read in the available memory"
+    if isinstance(exc, UnicodeError):
+        return f"cannot decode text ({exc})"
+    if isinstance(exc, PermissionError):
+        return f"unreadable: {exc.strerror or exc}"
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    return f"{type(exc).__name__}: {text[:300]}" if text else type(exc).__name__

@@ -7,7 +7,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from ..errors import NotFoundError
+from ..errors import ConfigError, NotFoundError
 from ..search.engine import block_to_json
 from ..terminal import printable
 from .common import Progress, parse_day, print_json, services
@@ -18,6 +18,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("ingest", help="add chat exports (files or folders) to the index")
     p.add_argument("paths", nargs="+", type=Path)
     p.add_argument("--force", action="store_true", help="re-read files even if unchanged")
+    p.add_argument(
+        "--accept-shrink",
+        action="store_true",
+        help="a file that got smaller replaces the turns it no longer holds (default: they are kept)",
+    )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_ingest)
 
@@ -26,7 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--from", dest="date_from", metavar="DATE", help="first day, YYYY-MM-DD")
     p.add_argument("--to", dest="date_to", metavar="DATE", help="last day, YYYY-MM-DD")
     p.add_argument("--top-k", type=int, default=None)
-    p.add_argument("--context", type=int, default=None, metavar="W", help="turns of context (default 2)")
+    p.add_argument(
+        "--context", type=non_negative, default=None, metavar="W", help="turns of context (default 2)"
+    )
     p.add_argument("--no-rrf", action="store_true", help="pure turn BM25 ranking")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_search)
@@ -39,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("show", help="print a session transcript")
     p.add_argument("session")
     p.add_argument("--turn", type=int, default=None, help="show turns around this one")
-    p.add_argument("--context", type=int, default=3)
+    p.add_argument("--context", type=non_negative, default=3)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_show)
 
@@ -47,21 +54,40 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_stats)
 
-    p = sub.add_parser("forget", help="remove a source file's (or folder's) turns from the index")
-    p.add_argument("source", type=Path)
+    p = sub.add_parser(
+        "forget", help="remove a source file's (or folder's) turns from the index, and keep it out"
+    )
+    p.add_argument("source", type=Path, nargs="?")
+    p.add_argument("--list", action="store_true", help="list the forgotten paths (undo with `unforget`)")
     p.set_defaults(func=cmd_forget)
+
+    p = sub.add_parser("unforget", help="take a forgotten path off the ignore list (ingest it again after)")
+    p.add_argument("source", type=Path)
+    p.set_defaults(func=cmd_unforget)
 
     p = sub.add_parser("reindex", help="rebuild the index from the ingested source files")
     p.set_defaults(func=cmd_reindex)
 
 
-def run_ingest(svc, paths: list[Path], force: bool = False):
+def non_negative(value: str) -> int:
+    """argparse type: an integer >= 0 (a clear error instead of a traceback or a silent clamp)."""
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {n}")
+    return n
+
+
+def run_ingest(svc, paths: list[Path], force: bool = False, accept_shrink: bool = False):
     """Ingest with a progress bar; shared by `ingest`, `reindex` and `demo`."""
     bar = Progress("ingesting")
     try:
         return svc.ingestor.ingest(
             paths,
             force=force,
+            accept_shrink=accept_shrink,
             progress=lambda p: bar.update(p.files_done, p.files_total, Path(p.current).name),
         )
     finally:
@@ -78,12 +104,21 @@ def print_ingest_report(report) -> None:
         print(printable(f"skipped {s.path}: {s.reason}", one_line=True), file=sys.stderr)
     for w in report.warnings:
         print(printable(f"warning: {w}", one_line=True), file=sys.stderr)
+    for p in report.partial:
+        print(
+            printable(
+                f"PARTIAL {p}: read in part; what was read is indexed, nothing was deleted", one_line=True
+            ),
+            file=sys.stderr,
+        )
+    for h in report.held:
+        print(printable(f"kept old turns: {h}", one_line=True), file=sys.stderr)
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     """`refind ingest PATH...`"""
     svc = services()
-    report = run_ingest(svc, args.paths, args.force)
+    report = run_ingest(svc, args.paths, args.force, args.accept_shrink)
     if args.json:
         print_json(report.to_json())
     else:
@@ -191,12 +226,22 @@ def cmd_stats(args: argparse.Namespace) -> int:
     data = svc.catalog.totals()
     data["skipped"] = [{"path": p, "reason": r} for p, r in svc.catalog.skipped()]
     data["index_turns"] = svc.index.num_turns()
+    notes = svc.catalog.notes()
+    data["partial"] = [{"path": p, "reason": d} for p, k, d in notes if k == "partial"]
+    data["held"] = [{"path": p, "reason": d} for p, k, d in notes if k == "held"]
+    data["forgotten"] = svc.catalog.ignored()
     if args.json:
         print_json(data)
         return 0
     print(f"{data['sources']} sources, {data['sessions']} sessions, {data['turns']} turns")
     for name, f in sorted(data["formats"].items()):
         print(f"  {name:<12} {f['files']:>5} files {f['sessions']:>7} sessions {f['turns']:>9} turns")
+    for entry in data["partial"]:
+        print(printable(f"PARTIAL {entry['path']}: {entry['reason']}", one_line=True))
+    for entry in data["held"]:
+        print(printable(f"HELD {entry['path']}: {entry['reason']}", one_line=True))
+    if data["forgotten"]:
+        print(f"{len(data['forgotten'])} forgotten paths (see `refind forget --list`)")
     if data["skipped"]:
         print(f"{len(data['skipped'])} skipped:")
         for s in data["skipped"]:
@@ -207,10 +252,30 @@ def cmd_stats(args: argparse.Namespace) -> int:
 def cmd_forget(args: argparse.Namespace) -> int:
     """`refind forget SOURCE`"""
     svc = services()
+    if args.list:
+        for path in svc.catalog.ignored():
+            print(printable(path, one_line=True))
+        return 0
+    if args.source is None:
+        raise ConfigError("say which file or folder to forget: `refind forget PATH` (or `--list`)")
     removed = svc.ingestor.forget(args.source)
     if removed < 0:
         raise NotFoundError(f"{args.source} was never ingested; see sources with `refind stats`")
     print(printable(f"removed {removed} turns from {args.source}", one_line=True))
+    return 0
+
+
+def cmd_unforget(args: argparse.Namespace) -> int:
+    """`refind unforget PATH`"""
+    svc = services()
+    if not svc.ingestor.unforget(args.source):
+        raise NotFoundError(f"{args.source} is not forgotten; see `refind forget --list`")
+    print(
+        printable(
+            f"{args.source} is no longer forgotten; `refind ingest {args.source}` indexes it again",
+            one_line=True,
+        )
+    )
     return 0
 
 

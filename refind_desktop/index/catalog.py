@@ -28,6 +28,15 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE TABLE counters(name TEXT PRIMARY KEY, value INTEGER NOT NULL);
     """,
     ),
+    (
+        "002_ignore_notes_dupes",
+        """
+        CREATE TABLE ignored(path TEXT PRIMARY KEY, at REAL);
+        CREATE TABLE file_notes(path TEXT PRIMARY KEY, kind TEXT NOT NULL, detail TEXT NOT NULL, at REAL);
+        CREATE TABLE dupes(sid TEXT NOT NULL, source TEXT NOT NULL, PRIMARY KEY(sid, source));
+        CREATE INDEX dupes_source ON dupes(source);
+    """,
+    ),
 ]
 
 
@@ -131,6 +140,67 @@ class Catalog:
     def skipped(self) -> list[tuple[str, str]]:
         """(path, reason) of every skipped path."""
         return list(self.db.execute("SELECT path, reason FROM skipped ORDER BY path"))
+
+    # -- forgotten paths (the ignore list) -------------------------------------
+    def ignore(self, path: str) -> None:
+        """Never ingest this file or folder again until `unignore` (set by `refind forget`)."""
+        self.db.execute("INSERT OR REPLACE INTO ignored VALUES (?, ?)", (path, time.time()))
+
+    def unignore(self, path: str) -> bool:
+        """Take a path off the ignore list; False when it was not on it."""
+        return self.db.execute("DELETE FROM ignored WHERE path=?", (path,)).rowcount > 0
+
+    def ignored(self) -> list[str]:
+        """Every forgotten path, sorted."""
+        return [r[0] for r in self.db.execute("SELECT path FROM ignored ORDER BY path")]
+
+    def ignored_root(self, path: str) -> str | None:
+        """The forgotten path that `path` is (or lies under), if any."""
+        for (root,) in self.db.execute("SELECT path FROM ignored"):
+            if path == root or path.startswith(root.rstrip("/") + "/"):
+                return root
+        return None
+
+    # -- per-file notes: partial reads and held shrinks ----------------------------
+    def put_note(self, path: str, kind: str, detail: str) -> None:
+        """Mark a file as read in part (`partial`) or with old turns kept (`held`), with the reason."""
+        self.db.execute(
+            "INSERT OR REPLACE INTO file_notes VALUES (?,?,?,?)", (path, kind, detail, time.time())
+        )
+
+    def clear_note(self, path: str) -> None:
+        """The file was read completely and applied as it is."""
+        self.db.execute("DELETE FROM file_notes WHERE path=?", (path,))
+
+    def notes(self) -> list[tuple[str, str, str]]:
+        """(path, kind, detail) of every partial or held file."""
+        return list(self.db.execute("SELECT path, kind, detail FROM file_notes ORDER BY path"))
+
+    # -- duplicate copies kept once ----------------------------------------------
+    def add_dupe(self, sid: str, source: str) -> None:
+        """`source` also holds session `sid` (identical, or a prefix of the indexed copy)."""
+        self.db.execute("INSERT OR IGNORE INTO dupes VALUES (?, ?)", (sid, source))
+
+    def dupe_sources(self, sids: list[str]) -> list[str]:
+        """Files that hold copies of these sessions besides the indexed one."""
+        out: set[str] = set()
+        for i in range(0, len(sids), 500):
+            chunk = sids[i : i + 500]
+            marks = ",".join("?" * len(chunk))
+            out |= {r[0] for r in self.db.execute(f"SELECT source FROM dupes WHERE sid IN ({marks})", chunk)}
+        return sorted(out)
+
+    def drop_dupes(self, sids: list[str] = (), source: str | None = None) -> None:
+        """Forget duplicate bookkeeping of sessions, or of one source."""
+        for sid in sids:
+            self.db.execute("DELETE FROM dupes WHERE sid=?", (sid,))
+        if source is not None:
+            self.db.execute("DELETE FROM dupes WHERE source=?", (source,))
+
+    def integrity_problem(self) -> str | None:
+        """SQLite's quick check: None when the catalog is sound, else the first problem."""
+        row = self.db.execute("PRAGMA quick_check(1)").fetchone()
+        return None if row and row[0] == "ok" else (row[0] if row else "no answer")
 
     # -- sessions ------------------------------------------------------------
     def next_ord(self) -> int:

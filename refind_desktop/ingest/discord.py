@@ -59,7 +59,7 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
                 f"{path}: no message could be read ({error_reason(exc)}); "
                 "the file looks truncated, export the channel again"
             ) from exc
-        ctx.warn(
+        ctx.mark_incomplete(
             f"{path}: reading stopped after {read} message(s): {error_reason(exc)}; "
             "the file looks truncated, export the channel again to get the rest"
         )

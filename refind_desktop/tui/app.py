@@ -218,7 +218,7 @@ class RefindApp(App[None]):
         if event.kind == "ingested" and event.report is not None:
             if event.report.added_turns or event.report.removed_turns or event.report.skipped:
                 self._changed()
-        elif event.kind in ("deleted", "busy"):
+        elif event.kind in ("deleted", "busy", "warning"):
             self.notify(printable(event.message, one_line=True), severity="warning", timeout=8, markup=False)
         elif event.kind == "error":
             self.push_screen(

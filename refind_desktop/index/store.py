@@ -183,9 +183,10 @@ class TurnIndex:
         """Delete sessions and sources so their text is physically gone from disk; returns turns removed.
 
         tantivy deletes are tombstones until segments merge, and the bindings expose no merge.
-        So every other live turn that shares a segment with a doomed turn is re-added (moved to a
-        new segment); the old segments then hold no live turn, are dropped at commit, and their
-        files are garbage-collected. `source_of(sord)` gives the source of a re-added turn.
+        So every other live turn that shares a segment with a doomed turn, or with any deleted
+        turn (an earlier version of a re-ingested file lies there), is re-added (moved to a new
+        segment); the old segments then hold no live turn, are dropped at commit, and their files
+        are garbage-collected. `source_of(sord)` gives the source of a re-added turn.
         """
         sessions, sources = sorted(set(sessions)), sorted(set(sources))
         if not sessions and not sources:
@@ -203,12 +204,9 @@ class TurnIndex:
             doomed = {
                 (a.segment_ord, a.doc) for _, a in searcher.search(doomed_q, limit=limit, count=False).hits
             }
-            segments = {seg for seg, _ in doomed}
-            keep = [
-                a
-                for _, a in searcher.search(tantivy.Query.all_query(), limit=limit, count=False).hits
-                if a.segment_ord in segments and (a.segment_ord, a.doc) not in doomed
-            ]
+            live = [a for _, a in searcher.search(tantivy.Query.all_query(), limit=limit, count=False).hits]
+            segments = {seg for seg, _ in doomed} | self._segments_with_deletes(live, searcher.num_segments)
+            keep = [a for a in live if a.segment_ord in segments and (a.segment_ord, a.doc) not in doomed]
             for sid in sessions:
                 w.delete_session(sid)
             for src in sources:
@@ -224,10 +222,37 @@ class TurnIndex:
                 sord = int(doc.to_dict()["sord"][0])
                 w.readd(view, sord, source_of(sord))
             w.commit()
-            del searcher, keep
+            del searcher, keep, live
             self.reload()  # drop this process's hold on the emptied segments, then delete their files
             w.garbage_collect()
         return len(doomed)
+
+    def _segments_with_deletes(self, live: list, num_segments: int) -> set[int]:
+        """Ordinals of the segments that hold deleted turns (every segment when unsure).
+
+        The searcher's segment ordinals follow the segment list of tantivy's meta.json; the
+        mapping is checked against the live count of each segment before it is trusted.
+        """
+        everything = set(range(num_segments))
+        try:
+            metas = json.loads((self.path / "meta.json").read_text())["segments"]
+        except (OSError, ValueError, KeyError):
+            return everything
+        if len(metas) != num_segments:
+            return everything
+        counts: dict[int, int] = {}
+        top: dict[int, int] = {}
+        for a in live:
+            counts[a.segment_ord] = counts.get(a.segment_ord, 0) + 1
+            top[a.segment_ord] = max(top.get(a.segment_ord, 0), a.doc)
+        out: set[int] = set()
+        for i, meta in enumerate(metas):
+            deleted = (meta.get("deletes") or {}).get("num_deleted_docs", 0)
+            if counts.get(i, 0) != meta["max_doc"] - deleted or top.get(i, 0) >= max(meta["max_doc"], 1):
+                return everything
+            if deleted:
+                out.add(i)
+        return out
 
     # -- reading -------------------------------------------------------------
     def reload(self) -> None:

@@ -66,6 +66,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_unforget)
 
     p = sub.add_parser("reindex", help="rebuild the index from the ingested source files")
+    p.add_argument(
+        "--from-sources",
+        nargs="*",
+        type=Path,
+        metavar="FOLDER",
+        default=None,
+        help="walk the recorded ingest folders (or the FOLDERs given) instead of the catalog's file list",
+    )
     p.set_defaults(func=cmd_reindex)
 
 
@@ -280,23 +288,32 @@ def cmd_unforget(args: argparse.Namespace) -> int:
 
 
 def cmd_reindex(args: argparse.Namespace) -> int:
-    """`refind reindex`: read the source list, wipe, ingest again."""
+    """`refind reindex [--from-sources [FOLDER...]]`: wipe, then ingest again (see `ingest/rebuild.py`)."""
     from .. import locations
     from ..config import load_settings
-    from ..index.catalog import Catalog
-    from ..index.lock import LOCK_NAME, writer_lock
-    from ..services import wipe_index
+    from ..ingest.rebuild import rebuild
 
-    with writer_lock(locations.data_dir() / LOCK_NAME).hold(load_settings().lock_wait):
-        cat = Catalog(locations.catalog_file())
-        paths = [Path(f.path) for f in cat.files()]
-        cat.close()
-        wipe_index()
-        svc = services()
-        present = [p for p in paths if p.exists()]
-        for p in paths:
-            if not p.exists():
-                print(printable(f"gone, not re-ingested: {p}", one_line=True), file=sys.stderr)
-        report = run_ingest(svc, present, force=True)
-    print_ingest_report(report)
+    bar = Progress("reindexing")
+    try:
+        result = rebuild(
+            locations.data_dir(),
+            locations.index_dir(),
+            locations.catalog_file(),
+            services,
+            folders=args.from_sources or (),
+            from_sources=args.from_sources is not None,
+            lock_wait=load_settings().lock_wait,
+            progress=lambda p: bar.update(p.files_done, p.files_total, Path(p.current).name),
+        )
+    finally:
+        bar.close()
+    for note in result.notes:
+        print(printable(note, one_line=True), file=sys.stderr)
+    print(
+        printable(f"rebuilt from the {result.origin}: {len(result.read)} paths", one_line=True),
+        file=sys.stderr,
+    )
+    for p in result.gone:
+        print(printable(f"gone, not re-ingested: {p}", one_line=True), file=sys.stderr)
+    print_ingest_report(result.report)
     return 0

@@ -11,7 +11,9 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from ..errors import IndexDamagedError
 from ..types import SessionInfo
+from .integrity import DAMAGED_HINT
 from .migrations import migrate
 
 MIGRATIONS: list[tuple[str, str]] = [
@@ -72,16 +74,37 @@ def _ts(value: float | None) -> datetime | None:
 class Catalog:
     """Files, sessions and skipped files. Changes become durable at `commit()`."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, check: bool = True) -> None:
         new = not path.exists()
         self.path = path
-        self.db = sqlite3.connect(str(path), timeout=30, isolation_level="DEFERRED", check_same_thread=False)
-        if new:
-            os.chmod(path, 0o600)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.execute("PRAGMA secure_delete=ON")  # forgotten titles are overwritten, not left in free pages
-        self._migrate()
+        self.readonly = not new and not os.access(path.parent, os.W_OK)
+        if self.readonly:  # a read-only home: read the catalog as it is (no WAL, no migration)
+            uri = f"file:{path}?mode=ro&immutable=1"
+            self.db = sqlite3.connect(uri, uri=True, timeout=30, check_same_thread=False)
+        else:
+            self.db = sqlite3.connect(
+                str(path), timeout=30, isolation_level="DEFERRED", check_same_thread=False
+            )
+        try:
+            if new:
+                os.chmod(path, 0o600)
+            if not self.readonly:
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=NORMAL")
+                # forgotten titles are overwritten, not left in free pages
+                self.db.execute("PRAGMA secure_delete=ON")
+            problem = self.integrity_problem() if check and not new else None
+            if problem is None and not self.readonly:
+                self._migrate()
+        except sqlite3.OperationalError:
+            self.db.close()
+            raise
+        except sqlite3.DatabaseError as exc:  # "file is not a database", "malformed"
+            self.db.close()
+            raise IndexDamagedError(f"the catalog {path.name} is damaged ({exc}): {DAMAGED_HINT}") from exc
+        if problem is not None:
+            self.db.close()
+            raise IndexDamagedError(f"the catalog {path.name} is damaged ({problem}): {DAMAGED_HINT}")
 
     def _migrate(self) -> None:
         migrate(self.db, MIGRATIONS)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import re
+import shutil
+import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -13,8 +16,9 @@ from pathlib import Path
 
 import tantivy
 
-from ..errors import IndexLockedError, IndexSchemaError
+from ..errors import DiskFullError, IndexDamagedError, IndexLockedError, IndexSchemaError
 from ..types import Turn, TurnView
+from .integrity import DAMAGED_HINT, check_index
 from .journal import JOURNAL_NAME, WriteJournal
 from .lock import DEFAULT_WAIT, LOCK_NAME, writer_lock
 from .schema import ANALYZER, SCHEMA_VERSION, analyzer, build_schema
@@ -140,18 +144,49 @@ class TurnIndex:
             raise IndexSchemaError(
                 f"{path} holds files that are not a refind index; run `refind reindex` to rebuild it"
             )
+        problem = check_index(path)
+        if problem:
+            raise IndexDamagedError(f"the index is damaged ({problem}): {DAMAGED_HINT}")
         self.schema = build_schema()
+        self.readonly = meta.exists() and not writable(path)
+        open_at = self._shadow_of(path) if self.readonly else path
         with private_files():
-            self._index = tantivy.Index(self.schema, path=str(path), reuse=True)
+            try:
+                self._index = tantivy.Index(self.schema, path=str(open_at), reuse=True)
+            except Exception as exc:  # tantivy reports a damaged meta.json or segment as ValueError
+                raise IndexDamagedError(f"the index is damaged ({_first_line(exc)}): {DAMAGED_HINT}") from exc
+            except BaseException as exc:  # a Rust panic surfaces as pyo3's PanicException
+                if type(exc).__name__ != "PanicException":
+                    raise
+                raise IndexDamagedError(f"the index is damaged ({_first_line(exc)}): {DAMAGED_HINT}") from exc
             if not meta.exists():
                 meta.write_text(json.dumps({"schema_version": SCHEMA_VERSION}))
         self._index.register_tokenizer(ANALYZER, analyzer())
         _make_private(path)
 
+    def _shadow_of(self, path: Path) -> Path:
+        """A private temp folder of symlinks to a read-only index, where tantivy can put its lock files.
+
+        tantivy takes a lock file even to read; on a read-only home that fails, so the index is
+        opened through links (no text is copied) and searched read-only.
+        """
+        shadow = Path(tempfile.mkdtemp(prefix="refind-readonly-"))
+        atexit.register(shutil.rmtree, shadow, True)
+        for p in path.iterdir():
+            if p.is_file() and not p.name.startswith(".tantivy"):
+                os.symlink(p, shadow / p.name)
+        return shadow
+
     # -- writing -------------------------------------------------------------
     @contextmanager
     def write_lock(self) -> Iterator[None]:
         """Hold the cross-process writer lock (waits `lock_wait` s, then IndexLockedError)."""
+        if self.readonly:
+            raise DiskFullError(
+                f"the index at {self.path} is on a read-only disk or folder: `search`, `show`, "
+                "`sessions` and `stats` work; to change the index, make it writable or point "
+                "REFIND_HOME at a writable folder"
+            )
         with self.lock.hold(self.lock_wait):
             yield
 
@@ -294,6 +329,16 @@ class TurnIndex:
             q, limit=max(limit, 1), count=False, order_by_field="turn", order=tantivy.Order.Asc
         )
         return [to_view(searcher.doc(addr)) for _, addr in res.hits]
+
+
+def writable(path: Path) -> bool:
+    """Whether files can be created in `path` (false on a read-only mount, even for root)."""
+    return os.access(path, os.W_OK)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return (text[0] if text else type(exc).__name__)[:200]
 
 
 def _make_private(path: Path) -> None:

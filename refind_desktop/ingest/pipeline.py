@@ -12,6 +12,7 @@ from typing import Protocol
 
 from ..errors import describe_failure
 from ..index.catalog import Catalog, FileRecord, SessionRecord
+from ..index.sourcebook import SOURCES_NAME, SourceBook
 from ..index.store import TurnIndex, TurnWriter
 from ..types import Session
 from .base import ParseContext
@@ -124,6 +125,7 @@ class Ingestor:
         self.tz = tz
         self.listeners = list(listeners)
         self._lock = threading.Lock()
+        self.book = SourceBook(index.path.parent / SOURCES_NAME)
 
     def _changed(self, sord: int, from_turn: int) -> None:
         """Tell the listeners (the vector store) that turns `from_turn`.. of a session changed."""
@@ -158,6 +160,8 @@ class Ingestor:
                 revive = self._forget_paths(pending["forget"])[1]
             redo = set(pending["ingest"])
             roots = [Path(p).expanduser().resolve() for p in paths]
+            own_dir = str(self.index.path.parent.resolve())
+            self.book.add_roots([str(p) for p in roots if p.exists() and not _under(str(p), own_dir)])
             roots += [
                 Path(p) for p in sorted(redo | set(revive)) if Path(p).exists()
             ]  # interrupted last time
@@ -456,6 +460,7 @@ class Ingestor:
             if not files:
                 return -1
             self.catalog.ignore(key)
+            self.book.forget(key)
             removed, more = self._forget_paths(files)
             revive += more
         revive = [p for p in revive if Path(p).exists() and self.catalog.ignored_root(p) is None]
@@ -469,6 +474,7 @@ class Ingestor:
             key = str(Path(target).expanduser().resolve())
             done = self.catalog.unignore(key)
             self.catalog.commit()
+            self.book.unforget(key)
             return done
 
     def _forget_paths(self, paths: list[str]) -> tuple[int, list[str]]:

@@ -201,6 +201,10 @@ def iter_jsonl(path: Path, ctx: ParseContext, stats: JsonlStats | None = None) -
                 continue
             try:
                 value = json.loads(line)
+            except RecursionError:
+                stats.malformed += 1
+                ctx.warn(f"{path}: line {lineno} is nested too deeply to read; skipped")
+                continue
             except ValueError:
                 if line.endswith("\n"):
                     stats.malformed += 1

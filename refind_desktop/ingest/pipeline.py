@@ -156,6 +156,7 @@ class Ingestor:
             report = IngestReport()
             journal = self.index.journal
             pending = journal.pending()
+            self._sync_ignored(pending["ignore"])
             if pending["forget"]:
                 revive = self._forget_paths(pending["forget"])[1]
             redo = set(pending["ingest"])
@@ -443,7 +444,8 @@ class Ingestor:
     def forget(self, target: Path) -> int:
         """Remove every session of a source path (or of every source under a folder) from disk.
 
-        Returns the number of turns removed, or -1 when nothing under `target` was ever ingested.
+        Returns the number of turns removed (0 for an existing path that is not indexed: it is
+        still put on the ignore list), or -1 when `target` neither exists nor was ever ingested.
         The text is physically deleted (see `TurnIndex.purge`), not only hidden from results.
         The path goes on the ignore list (`refind forget --list`), so no later ingest, watcher
         or app brings it back until `unforget`. Copies of its sessions that other files hold
@@ -452,29 +454,50 @@ class Ingestor:
         with self._lock, self.index.write_lock():
             key = str(Path(target).expanduser().resolve())
             pending = self.index.journal.pending()
+            self._sync_ignored(pending["ignore"])
             revive: list[str] = []
             if pending["forget"]:
                 revive += self._forget_paths(pending["forget"])[1]
             known = [f.path for f in self.catalog.files()] + pending["ingest"]
             files = sorted({p for p in known if _under(p, key)})
-            if not files:
+            if not files and not Path(key).exists() and self.catalog.ignored_root(key) is None:
                 return -1
-            self.catalog.ignore(key)
+            self.index.journal.add("ignore", [key])  # a killed forget still ends on the ignore list
             self.book.forget(key)
-            removed, more = self._forget_paths(files)
+            self.catalog.ignore(key)
+            removed, more = self._forget_paths(files) if files else (0, [])
+            if not files:
+                self.catalog.commit()
+            self.index.journal.done("ignore", [key])
             revive += more
         revive = [p for p in revive if Path(p).exists() and self.catalog.ignored_root(p) is None]
         if revive:
             self.ingest([Path(p) for p in revive])
         return removed
 
+    def _sync_ignored(self, pending: list[str]) -> None:
+        """Put on the ignore list what a killed forget or reindex left only in the journal or source book."""
+        missing = [
+            p
+            for p in sorted(set(pending) | set(self.book.forgotten()))
+            if p not in set(self.catalog.ignored())
+        ]
+        for p in missing:
+            self.catalog.ignore(p)
+            self.book.forget(p)
+        if missing:
+            self.catalog.commit()
+        if pending:
+            self.index.journal.done("ignore", pending)
+
     def unforget(self, target: Path) -> bool:
         """Take a path off the ignore list (its files are indexed at the next ingest); False if it was not on it."""
         with self._lock, self.index.write_lock():
             key = str(Path(target).expanduser().resolve())
-            done = self.catalog.unignore(key)
+            listed = key in self.book.forgotten()
+            self.book.unforget(key)  # first: a kill in between leaves the path forgotten, never half
+            done = self.catalog.unignore(key) or listed
             self.catalog.commit()
-            self.book.unforget(key)
             return done
 
     def _forget_paths(self, paths: list[str]) -> tuple[int, list[str]]:

@@ -146,3 +146,38 @@ def test_markdown_transcripts_with_same_name_and_first_line_in_two_folders_do_no
         svc.ingestor.ingest([p])
     assert svc.engine.search("cucumbers") and svc.engine.search("zucchini")
     assert json.dumps([s.source for s in svc.catalog.session_infos()]).count("notes.md") == 2
+
+
+def test_the_app_honours_the_ignore_list(svc, tmp_path):
+    import asyncio
+
+    from refind_desktop.tui import RefindApp
+    from refind_desktop.tui.widgets import StatusBar
+
+    chats = tmp_path / "chats"
+    jsonl_chat(chats / "secret.jsonl", [("my zqxvorpal code", "noted")])
+    jsonl_chat(chats / "other.jsonl", [("bikes chain lube?", "a wet lube")])
+    svc.ingestor.ingest([chats])
+    svc.ingestor.forget(chats / "secret.jsonl")
+    jsonl_chat(chats / "secret.jsonl", [("my zqxvorpal code", "noted"), ("and again", "yes")])
+
+    async def run() -> None:
+        app = RefindApp(svc, folder=str(chats), backend_factory=lambda *a, **k: None, debounce=0.1)
+        async with app.run_test(size=(120, 40)) as pilot:
+            for _ in range(400):
+                bars = app.query(StatusBar)
+                bar = bars.first() if bars else None
+                if bar and bar.indexing is None and bar.stats.sessions > 0 and app.watcher is not None:
+                    break
+                await pilot.pause(0.05)
+            assert app.watcher.wait_idle(30)
+            jsonl_chat(chats / "new.jsonl", [("tomato seedlings?", "in march")])
+            for _ in range(200):
+                if svc.engine.search("tomato seedlings"):
+                    break
+                await pilot.pause(0.05)
+            app.watcher.stop()
+            await pilot.pause(0.1)
+
+    asyncio.run(run())
+    assert svc.engine.search("tomato seedlings") and not svc.engine.search("zqxvorpal")

@@ -88,3 +88,18 @@ def test_tui_renders_chat_text_as_text_not_markup(tmp_path, refind_home):
         asyncio.run(run())
     finally:
         svc.close()
+
+
+def test_ask_step_lines_and_streamed_answer_escape_control_sequences(capsys):
+    from refind_desktop.agent import AnswerTokenEvent, RetryEvent, SearchEvent
+    from refind_desktop.cli.ask import StepPrinter
+
+    show = StepPrinter(stream_answer=True)
+    show(SearchEvent(1, [f"garlic{HOSTILE}"], None, None, 5, []))
+    show(RetryEvent(1, "judge", f"bad {HOSTILE}", "raw", 1))
+    show(AnswerTokenEvent("\x1b]52;c;ZXZpbA=="))
+    show(AnswerTokenEvent("\x07 done"))
+    out, err = capsys.readouterr()
+    for ch in BAD:
+        assert ch not in out and ch not in err, repr(ch)
+    assert "garlic\\x1b[2J" in err and "\\x1b]52;c;" in out

@@ -8,6 +8,7 @@ import textwrap
 from pathlib import Path
 
 from ..errors import ConfigError, NotFoundError
+from ..index.sourcebook import REBUILD_NAME
 from ..search.engine import block_to_json
 from ..terminal import printable
 from .common import Progress, parse_day, print_json, services
@@ -238,6 +239,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     data["partial"] = [{"path": p, "reason": d} for p, k, d in notes if k == "partial"]
     data["held"] = [{"path": p, "reason": d} for p, k, d in notes if k == "held"]
     data["forgotten"] = svc.catalog.ignored()
+    data["rebuild_pending"] = (svc.index.path.parent / REBUILD_NAME).exists()
     if args.json:
         print_json(data)
         return 0
@@ -248,6 +250,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
         print(printable(f"PARTIAL {entry['path']}: {entry['reason']}", one_line=True))
     for entry in data["held"]:
         print(printable(f"HELD {entry['path']}: {entry['reason']}", one_line=True))
+    if data["rebuild_pending"]:
+        print("a reindex was interrupted: run `refind reindex` (or any ingest) to finish it")
     if data["forgotten"]:
         print(f"{len(data['forgotten'])} forgotten paths (see `refind forget --list`)")
     if data["skipped"]:

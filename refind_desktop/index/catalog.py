@@ -220,6 +220,11 @@ class Catalog:
         if source is not None:
             self.db.execute("DELETE FROM dupes WHERE source=?", (source,))
 
+    def clear_index_rows(self) -> None:
+        """Drop every file, session, skip, note and duplicate row (a rebuild); the ignore list stays."""
+        for table in ("files", "sessions", "skipped", "file_notes", "dupes"):
+            self.db.execute(f"DELETE FROM {table}")
+
     def integrity_problem(self) -> str | None:
         """SQLite's quick check: None when the catalog is sound, else the first problem."""
         row = self.db.execute("PRAGMA quick_check(1)").fetchone()

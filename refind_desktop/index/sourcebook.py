@@ -70,3 +70,43 @@ class SourceBook:
         except OSError:
             tmp.unlink(missing_ok=True)
             raise
+
+
+REBUILD_NAME = "rebuild.pending"
+
+
+class RebuildMarker:
+    """`rebuild.pending`: written (fsynced) before a reindex wipes anything, removed when it is done.
+
+    It lists the paths the rebuild re-reads. A writer that finds it (a killed reindex) empties the
+    index and catalog and re-reads those paths before anything else, so a half-done rebuild is
+    never taken for a complete index.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def pending(self) -> list[str] | None:
+        """The paths of an unfinished rebuild, or None."""
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError):
+            return []
+        paths = data.get("paths", []) if isinstance(data, dict) else []
+        return [str(p) for p in paths if isinstance(p, str)]
+
+    def start(self, paths: list[str]) -> None:
+        """Record the rebuild durably before the wipe."""
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump({"paths": paths}, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, self.path)
+
+    def done(self) -> None:
+        """The rebuild finished."""
+        self.path.unlink(missing_ok=True)

@@ -115,6 +115,10 @@ class TurnWriter:
         )
         self.added -= 1
 
+    def delete_everything(self) -> None:
+        """Remove every turn (an interrupted rebuild starts over)."""
+        self._w.delete_all_documents()
+
     def garbage_collect(self) -> None:
         """Delete files of segments that no longer hold live turns."""
         self._w.garbage_collect_files()

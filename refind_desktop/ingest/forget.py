@@ -5,6 +5,7 @@ Mixed into `Ingestor` (it uses the ingestor's index, catalog, source book, lock 
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from ..index.catalog import FileRecord
@@ -107,6 +108,8 @@ class Forgetting:
             self.catalog.drop_dupes(source=f)
         self.catalog.commit()
         self.catalog.checkpoint()
+        for trash in self.index.path.parent.glob("trash-*"):  # what a killed reindex left behind
+            shutil.rmtree(trash, ignore_errors=True)
         self.index.journal.done("forget", paths)
         self.index.journal.done("ingest", paths)
         return sum(r.n_turns for r in recs), revive

@@ -12,7 +12,7 @@ from typing import Protocol
 
 from ..errors import describe_failure
 from ..index.catalog import Catalog, FileRecord, SessionRecord
-from ..index.sourcebook import SOURCES_NAME, SourceBook
+from ..index.sourcebook import REBUILD_NAME, SOURCES_NAME, RebuildMarker, SourceBook
 from ..index.store import TurnIndex, TurnWriter
 from ..types import Session
 from .base import ParseContext
@@ -162,6 +162,14 @@ class Ingestor(Forgetting):
                 revive = self._forget_paths(pending["forget"])[1]
             redo = set(pending["ingest"])
             roots = [Path(p).expanduser().resolve() for p in paths]
+            marker = RebuildMarker(self.index.path.parent / REBUILD_NAME)
+            rebuilding = marker.pending()
+            if rebuilding is not None:  # a reindex was killed: start it over before anything else
+                self._empty_everything()
+                roots += [Path(p) for p in rebuilding]
+                force = True
+                redo = set()
+            roots = list(dict.fromkeys(roots))
             own_dir = str(self.index.path.parent.resolve())
             self.book.add_roots([str(p) for p in roots if p.exists() and not under(str(p), own_dir)])
             roots += [
@@ -189,13 +197,15 @@ class Ingestor(Forgetting):
                     kept.append(src)
                 else:
                     report.skipped.append(Skipped(str(src.path), forgotten_reason(root)))
-            sources = kept
+            sources = list({str(s.path): s for s in kept}.values())
             skipped = [s for s in skipped if self.catalog.ignored_root(s.path) is None]
             report.skipped += skipped
             for s in skipped:
                 self.catalog.put_skipped(s.path, s.reason)
             self.catalog.commit()
             if not sources:
+                if rebuilding is not None:
+                    marker.done()
                 return report
             with self.index.writer() as w:
                 for i, src in enumerate(sources):
@@ -214,7 +224,19 @@ class Ingestor(Forgetting):
                         journal.done("ingest", [key])
                 if progress:
                     progress(IngestProgress(len(sources), len(sources), "", report.added_turns))
+            if rebuilding is not None and not report.cancelled:
+                marker.done()
             return report
+
+    def _empty_everything(self) -> None:
+        """Delete every turn and every catalog row but the ignore list (an interrupted rebuild)."""
+        with self.index.writer() as w:
+            w.delete_everything()
+        for rec in self.catalog.iter_sessions():
+            self._removed(rec.ord)
+        self.catalog.clear_index_rows()
+        self.catalog.commit()
+        self.index.journal.done("ingest", self.index.journal.pending()["ingest"])
 
     def apply_sessions(self, sessions: Iterable[Session], source: str, fmt: str) -> IngestReport:
         """Index already-parsed sessions under a pseudo source (benchmarks, tests, eval harness)."""

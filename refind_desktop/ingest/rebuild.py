@@ -8,19 +8,22 @@ paths stay forgotten across the rebuild.
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import IndexDamagedError, NotFoundError
 from ..index.catalog import Catalog
-from ..index.integrity import CHECKED_FILE
 from ..index.journal import JOURNAL_NAME
 from ..index.lock import DEFAULT_WAIT, LOCK_NAME, writer_lock
-from ..index.sourcebook import SOURCES_NAME, SourceBook
+from ..index.sourcebook import REBUILD_NAME, SOURCES_NAME, RebuildMarker, SourceBook
 from .pipeline import IngestReport, ProgressFn
+
+TRASH_PREFIX = "trash-"
 
 
 @dataclass
@@ -35,12 +38,28 @@ class RebuildResult:
 
 
 def wipe(data_dir: Path, index_dir: Path, catalog_file: Path) -> None:
-    """Delete the index, the catalog and the write journal (call it holding the writer lock)."""
-    shutil.rmtree(index_dir, ignore_errors=True)
-    (data_dir / JOURNAL_NAME).unlink(missing_ok=True)
+    """Delete the index, the catalog and the write journal (call it holding the writer lock).
+
+    Each is first renamed into a trash folder (atomic), so a kill leaves either the whole index
+    or none of it, never a meta.json that names deleted segment files.
+    """
+    empty_trash(data_dir)
+    trash = data_dir / f"{TRASH_PREFIX}{os.getpid()}-{time.time_ns()}"
+    trash.mkdir(mode=0o700)
+    if index_dir.exists():
+        os.rename(index_dir, trash / index_dir.name)
     for suffix in ("", "-wal", "-shm"):
-        catalog_file.with_name(catalog_file.name + suffix).unlink(missing_ok=True)
-    (index_dir / CHECKED_FILE).unlink(missing_ok=True)
+        p = catalog_file.with_name(catalog_file.name + suffix)
+        if p.exists():
+            os.rename(p, trash / p.name)
+    (data_dir / JOURNAL_NAME).unlink(missing_ok=True)
+    shutil.rmtree(trash, ignore_errors=True)
+
+
+def empty_trash(data_dir: Path) -> None:
+    """Remove what a killed wipe left in a trash folder."""
+    for t in data_dir.glob(f"{TRASH_PREFIX}*"):
+        shutil.rmtree(t, ignore_errors=True)
 
 
 def rebuild(
@@ -60,6 +79,7 @@ def rebuild(
         notes: list[str] = []
         forgotten = set(book.forgotten())
         files: list[str] = []
+        unfinished = RebuildMarker(data_dir / REBUILD_NAME).pending()
         if catalog_file.exists():
             try:
                 cat = Catalog(catalog_file)
@@ -74,6 +94,9 @@ def rebuild(
                 )
         elif not from_sources:
             notes.append("there is no catalog; rebuilding from folders")
+        if unfinished and not given and not from_sources:
+            files = sorted(set(files) | set(unfinished))
+            notes.append("finishing a reindex that was interrupted")
         if from_sources or given or not files:
             paths = given or book.roots()
             origin = "given folders" if given else "recorded folders"
@@ -84,6 +107,7 @@ def rebuild(
                 "nothing to rebuild from: no folder was recorded; run "
                 "`refind reindex --from-sources FOLDER...` with the folders that hold your chats"
             )
+        RebuildMarker(data_dir / REBUILD_NAME).start(paths)  # a killed rebuild is finished by the next writer
         wipe(data_dir, index_dir, catalog_file)
         svc = open_services()
         try:

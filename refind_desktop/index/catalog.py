@@ -14,7 +14,7 @@ from pathlib import Path
 from ..errors import IndexDamagedError
 from ..types import SessionInfo
 from .integrity import DAMAGED_HINT
-from .migrations import migrate
+from .migrations import enable_wal, migrate
 
 MIGRATIONS: list[tuple[str, str]] = [
     (
@@ -89,7 +89,7 @@ class Catalog:
             if new:
                 os.chmod(path, 0o600)
             if not self.readonly:
-                self.db.execute("PRAGMA journal_mode=WAL")
+                enable_wal(self.db)
                 self.db.execute("PRAGMA synchronous=NORMAL")
                 # forgotten titles are overwritten, not left in free pages
                 self.db.execute("PRAGMA secure_delete=ON")

@@ -68,3 +68,17 @@ def migrate(db: sqlite3.Connection, migrations: Sequence[Migration]) -> list[str
     finally:
         db.isolation_level = saved
     return done
+
+
+def enable_wal(db: sqlite3.Connection, timeout: float = 30.0) -> None:
+    """Switch to WAL, retrying while another process opens the same new file (the switch needs an
+    exclusive lock and SQLite does not always wait for it)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)

@@ -144,10 +144,13 @@ class TurnIndex:
                     f"the index at {path} has schema version {version}, this program needs "
                     f"{SCHEMA_VERSION}; run `refind reindex` to rebuild it from your chat files"
                 )
-        elif any(path.iterdir()):
+        elif any(p.name != "meta.json" and not p.name.startswith(".") for p in path.iterdir()):
             raise IndexSchemaError(
                 f"{path} holds files that are not a refind index; run `refind reindex` to rebuild it"
             )
+        else:  # a new index: the schema file first, so a kill right after never leaves an unmarked index
+            with private_files():
+                meta.write_text(json.dumps({"schema_version": SCHEMA_VERSION}))
         problem = check_index(path)
         if problem:
             raise IndexDamagedError(f"the index is damaged ({problem}): {DAMAGED_HINT}")

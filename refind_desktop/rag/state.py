@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..index.migrations import migrate
+from ..index.migrations import enable_wal, migrate
 from .windows import Window
 
 TABLE_FILE = "windows.sqlite"
@@ -53,7 +53,7 @@ class WindowTable:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         self.db = sqlite3.connect(str(path), timeout=30, check_same_thread=False)
-        self.db.execute("PRAGMA journal_mode=WAL")
+        enable_wal(self.db)
         self.db.execute("PRAGMA synchronous=NORMAL")
         migrate(self.db, MIGRATIONS)
 

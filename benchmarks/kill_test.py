@@ -1,12 +1,19 @@
 """Crash-safety benchmark: SIGKILL `refind ingest` at random points, then check every turn is indexed once.
 
     python benchmarks/kill_test.py --kills 200 --jsonl 120 --chatgpt 6
+    python benchmarks/kill_test.py --kills 60 --ops ingest forget reindex   # also kill forget, reindex
 
 Builds a folder of generated JSONL and ChatGPT-export files, then repeatedly grows some of them,
 starts `python -m refind_desktop ingest`, and kills it with SIGKILL after a random delay. After
 every kill the committed index must hold no duplicate turn; after a final uninterrupted ingest
 every turn of a fresh parse of the folder must be in the index exactly once, with the same text
 (checked through TurnIndex for all sessions and through `refind show --json` for a sample).
+
+With `--ops ingest forget reindex`, each run is one of `refind ingest`, `refind forget FILE` (a
+random JSONL chat) or `refind reindex`, killed the same way. At the end the forgotten files are
+those on `refind forget --list`: none of their turns may be indexed (resurrected), none of their
+unique words may appear in any byte under the data dir, and every forget that finished must be on
+the list; every other file's turns are checked as above (lost, duplicates, changed).
 tests/ops/test_kill.py runs a short version of this in the default test suite.
 """
 
@@ -16,6 +23,7 @@ import argparse
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -127,7 +135,7 @@ def grow(folder: Path, rng: random.Random) -> int:
     return len(touched)
 
 
-def expected_turns(folder: Path) -> dict[str, list[str]]:
+def expected_turns(folder: Path, exclude: frozenset[str] = frozenset()) -> dict[str, list[str]]:
     """A fresh parse of the folder with the project's own parsers: session id -> turn texts."""
     from refind_desktop.ingest.base import ParseContext
     from refind_desktop.ingest.formats import get_parser
@@ -136,6 +144,8 @@ def expected_turns(folder: Path) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     sources, _ = discover([folder.resolve()])
     for src in sources:
+        if str(src.path) in exclude:
+            continue
         for s in get_parser(src.format)(src.path, ParseContext(tz=timezone.utc)):
             out.setdefault(s.session_id, [t.text for t in s.turns])
     return out
@@ -184,6 +194,31 @@ def compare(want: dict[str, list[str]], got: dict[str, list[tuple[int, str]]]) -
     }
 
 
+_TOKEN = re.compile(rb"w(\d{4,})")
+
+
+def tokens(data: bytes) -> set[bytes]:
+    """The generated unique words (w + digits) in some bytes."""
+    return set(_TOKEN.findall(data))
+
+
+def forgotten_bytes(home: Path, forgotten: list[Path], kept: list[Path]) -> dict:
+    """Unique words of forgotten files found in any file under the data dir (and, as a sanity
+    check that the grep can see text at all, how many words of kept files are found)."""
+    on_disk: set[bytes] = set()
+    for p in (home / "data").rglob("*"):
+        if p.is_file():
+            on_disk |= tokens(p.read_bytes())
+    gone = set().union(*(tokens(p.read_bytes()) for p in forgotten)) if forgotten else set()
+    kept_words = set().union(*(tokens(p.read_bytes()) for p in kept)) if kept else set()
+    gone -= kept_words  # a word that also occurs in a kept file may rightly stay
+    return {
+        "forgotten_words": len(gone),
+        "forgotten_words_on_disk": len(gone & on_disk),
+        "kept_words_on_disk_pct": round(100 * len(kept_words & on_disk) / max(len(kept_words), 1), 1),
+    }
+
+
 def _env(home: Path) -> dict[str, str]:
     env = dict(os.environ, REFIND_HOME=str(home), REFIND_TIMEZONE="UTC", PYTHONPATH=str(ROOT))
     env.pop("REFIND_CONFIG_FILE", None)
@@ -209,6 +244,7 @@ def run(
     n_chatgpt: int = 4,
     max_delay: float = 2.5,
     budget_s: float | None = None,
+    ops: tuple[str, ...] = ("ingest",),
 ) -> dict:
     """The kill loop, then the final check; returns the numbers reported by the benchmark."""
     rng = random.Random(seed)
@@ -218,14 +254,24 @@ def run(
     t0 = time.monotonic()
     killed = finished = grown = 0
     worst_dups = 0
+    per_op: Counter = Counter()
+    completed_forgets: set[str] = set()
     for i in range(kills):
         if budget_s is not None and time.monotonic() - t0 > budget_s:
             break
         if i and rng.random() < 0.6:
             grow(folder, rng)
             grown += 1
+        op = rng.choice(ops) if i else "ingest"
+        if op == "forget":
+            target = str(rng.choice(sorted((folder / "jsonl").glob("*.jsonl"))).resolve())
+            args = ["forget", target]
+        elif op == "reindex":
+            args = ["reindex"]
+        else:
+            args = ["ingest", str(folder), "--json"]
         proc = subprocess.Popen(
-            [sys.executable, "-m", "refind_desktop", "ingest", str(folder), "--json"],
+            [sys.executable, "-m", "refind_desktop", *args],
             env=_env(home),
             cwd=ROOT,
             stdout=subprocess.DEVNULL,
@@ -235,19 +281,33 @@ def run(
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
             killed += 1
+            per_op[f"{op}_killed"] += 1
         else:
             finished += 1
+            per_op[f"{op}_finished"] += 1
+            if op == "forget" and proc.returncode == 0:
+                completed_forgets.add(target)
+            per_op[f"{op}_exit_{proc.returncode}"] += 1
         proc.wait()
         if (home / "data" / "index").exists():
             worst_dups = max(worst_dups, duplicates(indexed_turns(home)))
     final = _cli(home, "ingest", str(folder), "--json")
     if final.returncode != 0:
         raise RuntimeError(f"final ingest failed: {final.stderr}")
-    result = compare(expected_turns(folder), indexed_turns(home))
+    forgotten = frozenset(_cli(home, "forget", "--list").stdout.split())
+    got = indexed_turns(home)
+    want = expected_turns(folder, forgotten)
+    result = compare(want, got)
+    gone_sessions = set(expected_turns(folder)) - set(want)
+    result["forgotten_files"] = len(forgotten)
+    result["resurrected"] = sum(len(got.get(sid, [])) for sid in gone_sessions)
+    result["finished_forgets_not_listed"] = len(completed_forgets - forgotten)
+    kept_files = [p for p in folder.rglob("*") if p.is_file() and str(p.resolve()) not in forgotten]
+    result.update(forgotten_bytes(home, [Path(p) for p in forgotten], kept_files))
+    result["ops"] = dict(per_op)
     stats = json.loads(_cli(home, "stats", "--json").stdout)
     result["catalog_turns"] = stats["turns"]
-    sample = sorted(expected_turns(folder))[:: max(1, result["sessions"] // 3)][:3]
-    want = expected_turns(folder)
+    sample = sorted(want)[:: max(1, result["sessions"] // 3)][:3]
     result["show_json_mismatches"] = sum(
         [t["text"] for t in json.loads(_cli(home, "show", sid, "--json").stdout)["turns"]] != want[sid]
         for sid in sample
@@ -271,14 +331,24 @@ def main() -> int:
     ap.add_argument("--chatgpt", type=int, default=6)
     ap.add_argument("--max-delay", type=float, default=3.0)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument(
+        "--ops",
+        nargs="+",
+        default=["ingest"],
+        choices=["ingest", "forget", "reindex"],
+        help="commands to kill (default: ingest only)",
+    )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="refind-kill-") as tmp:
-        res = run(args.kills, Path(tmp), args.seed, args.jsonl, args.chatgpt, args.max_delay)
+        res = run(
+            args.kills, Path(tmp), args.seed, args.jsonl, args.chatgpt, args.max_delay, ops=tuple(args.ops)
+        )
     print(json.dumps(res, indent=2))
     ok = (
         res["lost"] == res["duplicates"] == res["extra"] == res["changed"] == 0
         and res["catalog_turns"] == res["turns_checked"]
         and res["show_json_mismatches"] == 0
+        and res["resurrected"] == res["forgotten_words_on_disk"] == res["finished_forgets_not_listed"] == 0
     )
     return 0 if ok else 1
 

@@ -62,3 +62,59 @@ class BackendError(RefindError):
 
     title = "model back end error"
     exit_code = 7
+
+
+class IndexDamagedError(RefindError):
+    """A file of the index or catalog failed its integrity check."""
+
+    title = "index damaged"
+    exit_code = 8
+
+
+class DiskFullError(RefindError):
+    """A write failed for lack of space (or of write permission); nothing was half-written."""
+
+    title = "cannot write"
+    exit_code = 9
+
+
+def describe_failure(exc: BaseException) -> str:
+    """One line saying why one file or folder could not be read (for skip reasons and warnings)."""
+    if isinstance(exc, RefindError):
+        return exc.message
+    if isinstance(exc, RecursionError):
+        return "nested too deeply to read (more levels of brackets than any chat export has)"
+    if isinstance(exc, MemoryError):
+        return "too large to read in the available memory"
+    if isinstance(exc, UnicodeError):
+        return f"cannot decode text ({exc})"
+    if isinstance(exc, PermissionError):
+        return f"unreadable: {exc.strerror or exc}"
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    return f"{type(exc).__name__}: {text[:300]}" if text else type(exc).__name__
+
+
+def environment_failure(exc: BaseException, where: str = "the data folder") -> RefindError | None:
+    """A RefindError with what to do for disk-full, read-only and damaged-database failures; else None."""
+    import errno
+    import sqlite3
+
+    text = str(exc)
+    if (isinstance(exc, OSError) and exc.errno == errno.ENOSPC) or any(
+        m in text for m in ("No space left", "os error 28", "database or disk is full")
+    ):
+        return DiskFullError(
+            f"no space left on the disk of {where}: free some space and run the command again "
+            "(nothing was half-written: the index keeps its last complete commit)"
+        )
+    if (isinstance(exc, OSError) and exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM)) or any(
+        m in text for m in ("readonly database", "Read-only file system", "os error 30", "Permission denied")
+    ):
+        return DiskFullError(
+            f"{where} is not writable ({text.splitlines()[0] if text else type(exc).__name__}): "
+            "`search`, `show`, `sessions` and `stats` still work; to change the index, make it "
+            "writable or point REFIND_HOME at a writable folder"
+        )
+    if isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError):
+        return IndexDamagedError(f"the index is damaged ({text}): run `refind reindex` to rebuild it")
+    return None

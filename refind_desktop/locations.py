@@ -12,9 +12,18 @@ APP = "refind-desktop"
 
 
 def home_override() -> Path | None:
-    """REFIND_HOME moves config, data, index and logs under one folder (the tests use it)."""
+    """REFIND_HOME moves config, data, index and logs under one folder (created 0700 when missing)."""
     value = os.environ.get("REFIND_HOME")
-    return Path(value).expanduser() if value else None
+    if not value:
+        return None
+    home = Path(value).expanduser()
+    if not home.exists():
+        try:
+            home.mkdir(mode=0o700, parents=True, exist_ok=True)
+            home.chmod(0o700)  # mkdir's mode is filtered by the umask
+        except OSError:
+            pass  # reported by whatever needs to write there
+    return home
 
 
 def _private_dir(path: Path) -> Path:

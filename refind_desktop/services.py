@@ -6,8 +6,7 @@ benchmarks and the tests; `paths` points it at another refind home without envir
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import timezone, tzinfo
 from pathlib import Path
@@ -17,11 +16,11 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from .config import Settings, load_settings
 from .errors import ConfigError
 from .index.catalog import Catalog
-from .index.journal import JOURNAL_NAME
-from .index.lock import LOCK_NAME, writer_lock
+from .index.sourcebook import REBUILD_NAME
 from .index.store import TurnIndex
 from .ingest.limits import Limits
-from .ingest.pipeline import Ingestor, IngestProgress, IngestReport
+from .ingest.pipeline import Ingestor, IngestProgress
+from .ingest.rebuild import RebuildResult, rebuild
 from .locations import Paths, default_paths
 from .rag.state import StaleMarker, vectors_folder
 from .search.engine import SearchEngine, SearchOptions
@@ -100,6 +99,11 @@ class Services:
         data["skipped"] = [{"path": p, "reason": r} for p, r in self.catalog.skipped()]
         data["index_turns"] = self.index.num_turns()
         data["timezone"] = zone_label(self.tz)
+        notes = self.catalog.notes()
+        data["partial"] = [{"path": p, "reason": d} for p, k, d in notes if k == "partial"]
+        data["held"] = [{"path": p, "reason": d} for p, k, d in notes if k == "held"]
+        data["forgotten"] = self.catalog.ignored()
+        data["rebuild_pending"] = (self.paths.data_dir / REBUILD_NAME).exists()
         return data
 
     def close(self) -> None:
@@ -128,46 +132,25 @@ def build_services(settings: Settings | None = None, paths: Paths | None = None)
     )
 
 
-def wipe_index(paths: Paths | None = None) -> None:
-    """Delete the index and catalog so `reindex` can rebuild them (call it holding the writer lock)."""
-    paths = paths or default_paths()
-    shutil.rmtree(paths.index_dir, ignore_errors=True)
-    (paths.data_dir / JOURNAL_NAME).unlink(missing_ok=True)
-    for suffix in ("", "-wal", "-shm"):
-        p = paths.catalog_file.with_name(paths.catalog_file.name + suffix)
-        if p.exists():
-            p.unlink()
-
-
-@dataclass
-class ReindexResult:
-    """What `reindex` did: the ingest of the recorded sources, and the ones that no longer exist."""
-
-    report: IngestReport
-    gone: list[Path]
-
-
 def reindex(
     settings: Settings | None = None,
     paths: Paths | None = None,
     progress: Callable[[IngestProgress], None] | None = None,
-) -> ReindexResult:
-    """Rebuild the index from the recorded source files: read their list, wipe index and catalog, then
-    ingest the files that still exist again. All under the writer lock, so no other refind process
-    writes in between; files that are gone are reported, not re-ingested."""
+    folders: Iterable[Path] = (),
+    from_sources: bool = False,
+) -> RebuildResult:
+    """Rebuild the index from the recorded source files (or, with `from_sources`, from the recorded or
+    given folders, which works when the catalog is gone or damaged): under the writer lock, wipe the
+    index and catalog, then ingest again (`ingest/rebuild.py`). Files that are gone are reported."""
     paths = (paths or default_paths()).make_data_dirs()
     settings = settings or load_settings(paths.config_file)
-    with writer_lock(paths.data_dir / LOCK_NAME).hold(settings.lock_wait):
-        catalog = Catalog(paths.catalog_file)
-        try:
-            sources = [Path(f.path) for f in catalog.files()]
-        finally:
-            catalog.close()
-        wipe_index(paths)
-        present = [p for p in sources if p.exists()]
-        svc = build_services(settings, paths)
-        try:
-            report = svc.ingestor.ingest(present, force=True, progress=progress)
-        finally:
-            svc.close()
-    return ReindexResult(report, [p for p in sources if p not in present])
+    return rebuild(
+        paths.data_dir,
+        paths.index_dir,
+        paths.catalog_file,
+        lambda: build_services(settings, paths),
+        folders=folders,
+        from_sources=from_sources,
+        lock_wait=settings.lock_wait,
+        progress=progress,
+    )

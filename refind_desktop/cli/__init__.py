@@ -7,7 +7,8 @@ import importlib
 import sys
 
 from .. import __version__
-from ..errors import RefindError
+from ..errors import RefindError, environment_failure
+from ..terminal import printable
 
 __all__ = ["build_parser", "main"]
 
@@ -58,13 +59,26 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except RefindError as exc:
-        print(f"refind: {exc.title}: {exc.message}", file=sys.stderr)
+        print(printable(f"refind: {exc.title}: {exc.message}", one_line=True), file=sys.stderr)
         return exc.exit_code
+    except Exception as exc:  # disk full, read-only home, damaged database: one line, no traceback
+        known = environment_failure(exc, _data_dir_name())
+        if known is None:
+            raise
+        print(printable(f"refind: {known.title}: {known.message}", one_line=True), file=sys.stderr)
+        return known.exit_code
     except KeyboardInterrupt:
         print("refind: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0
+
+
+def _data_dir_name() -> str:
+    import os
+
+    home = os.environ.get("REFIND_HOME")
+    return f"the data folder ({home})" if home else "the data folder"
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -13,6 +13,7 @@ from ..errors import ConfigError, NotFoundError
 from ..llm.factory import BACKENDS
 from ..rag import RAG_RUNNERS
 from ..search.engine import block_to_json
+from ..terminal import printable
 from .common import print_json, services
 
 AGENT_MODES = ("refind", "generic", "one-search")
@@ -84,16 +85,23 @@ class StepPrinter:
             if event.date_from or event.date_to:
                 span = f" [{event.date_from or '...'} .. {event.date_to or '...'}]"
             print(
-                f"search {event.step}: {', '.join(event.keywords)}{span} -> {len(event.hits)} results",
+                printable(
+                    f"search {event.step}: {', '.join(event.keywords)}{span} -> {len(event.hits)} results",
+                    one_line=True,
+                ),
                 file=err,
                 flush=True,
             )
         elif isinstance(event, NoteEvent):
             where = ", ".join(f"{s} turn {t}" for s, t in event.saved)
-            print(f"  noted {event.indices}: {where}", file=err, flush=True)
+            print(printable(f"  noted {event.indices}: {where}", one_line=True), file=err, flush=True)
         elif isinstance(event, RetryEvent):
             state = "gave up" if event.gave_up else "retrying"
-            print(f"  invalid {event.stage} output ({event.reason}); {state}", file=err, flush=True)
+            print(
+                printable(f"  invalid {event.stage} output ({event.reason}); {state}", one_line=True),
+                file=err,
+                flush=True,
+            )
         elif isinstance(event, FinishEvent):
             print(
                 f"finished ({event.reason}): {event.searches} searches, {event.notes} notes\n",
@@ -101,7 +109,7 @@ class StepPrinter:
                 flush=True,
             )
         elif isinstance(event, AnswerTokenEvent) and self.stream_answer:
-            sys.stdout.write(event.text)
+            sys.stdout.write(printable(event.text))
             sys.stdout.flush()
 
 
@@ -157,6 +165,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
         return 0
     sys.stdout.write("\n")
     if result.citations:
-        print("\nsources: " + "; ".join(f"{s} turn {t}" for s, t in result.citations))
+        print(
+            "\nsources: " + printable("; ".join(f"{s} turn {t}" for s, t in result.citations), one_line=True)
+        )
         print("open one with: refind show SESSION --turn N", file=sys.stderr)
     return 0

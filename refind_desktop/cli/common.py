@@ -29,8 +29,33 @@ def parse_day(value: str | None) -> date | None:
 
 def print_json(data: Any) -> None:
     """Stable, UTF-8 JSON on stdout."""
-    json.dump(data, sys.stdout, ensure_ascii=False, indent=2, default=str)
-    sys.stdout.write("\n")
+    sys.stdout.write(json_text(data) + "\n")
+
+
+def json_text(data: Any) -> str:
+    """JSON with C1 controls, bidi overrides and lone surrogates written as \\u escapes.
+
+    The JSON encoder already escapes C0 controls (ESC is `\\u001b`); this escapes the rest, so a
+    terminal that shows the JSON never obeys a control sequence from a chat file. The decoded
+    values are unchanged.
+    """
+    text = json.dumps(data, ensure_ascii=False, indent=2, default=str)
+    return text.translate(_JSON_ESCAPES)
+
+
+_JSON_ESCAPES = {
+    cp: f"\\u{cp:04x}"
+    for cp in (
+        0x7F,
+        *range(0x80, 0xA0),
+        0x061C,
+        0x200E,
+        0x200F,
+        *range(0x202A, 0x202F),
+        *range(0x2066, 0x206A),
+        *range(0xD800, 0xE000),
+    )
+}
 
 
 class Progress:

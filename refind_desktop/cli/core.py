@@ -7,8 +7,9 @@ import sys
 import textwrap
 from pathlib import Path
 
-from ..errors import NotFoundError
+from ..errors import ConfigError, NotFoundError
 from ..search.engine import block_to_json
+from ..terminal import printable
 from .common import Progress, parse_day, print_json, services
 
 
@@ -17,6 +18,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("ingest", help="add chat exports (files or folders) to the index")
     p.add_argument("paths", nargs="+", type=Path)
     p.add_argument("--force", action="store_true", help="re-read files even if unchanged")
+    p.add_argument(
+        "--accept-shrink",
+        action="store_true",
+        help="a file that got smaller replaces the turns it no longer holds (default: they are kept)",
+    )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_ingest)
 
@@ -25,7 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--from", dest="date_from", metavar="DATE", help="first day, YYYY-MM-DD")
     p.add_argument("--to", dest="date_to", metavar="DATE", help="last day, YYYY-MM-DD")
     p.add_argument("--top-k", type=int, default=None)
-    p.add_argument("--context", type=int, default=None, metavar="W", help="turns of context (default 2)")
+    p.add_argument(
+        "--context", type=non_negative, default=None, metavar="W", help="turns of context (default 2)"
+    )
     p.add_argument("--no-rrf", action="store_true", help="pure turn BM25 ranking")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_search)
@@ -38,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("show", help="print a session transcript")
     p.add_argument("session")
     p.add_argument("--turn", type=int, default=None, help="show turns around this one")
-    p.add_argument("--context", type=int, default=3)
+    p.add_argument("--context", type=non_negative, default=3)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_show)
 
@@ -46,21 +54,48 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_stats)
 
-    p = sub.add_parser("forget", help="remove a source file's (or folder's) turns from the index")
-    p.add_argument("source", type=Path)
+    p = sub.add_parser(
+        "forget", help="remove a source file's (or folder's) turns from the index, and keep it out"
+    )
+    p.add_argument("source", type=Path, nargs="?")
+    p.add_argument("--list", action="store_true", help="list the forgotten paths (undo with `unforget`)")
     p.set_defaults(func=cmd_forget)
 
+    p = sub.add_parser("unforget", help="take a forgotten path off the ignore list (ingest it again after)")
+    p.add_argument("source", type=Path)
+    p.set_defaults(func=cmd_unforget)
+
     p = sub.add_parser("reindex", help="rebuild the index from the ingested source files")
+    p.add_argument(
+        "--from-sources",
+        nargs="*",
+        type=Path,
+        metavar="FOLDER",
+        default=None,
+        help="walk the recorded ingest folders (or the FOLDERs given) instead of the catalog's file list",
+    )
     p.set_defaults(func=cmd_reindex)
 
 
-def run_ingest(svc, paths: list[Path], force: bool = False):
+def non_negative(value: str) -> int:
+    """argparse type: an integer >= 0 (a clear error instead of a traceback or a silent clamp)."""
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {n}")
+    return n
+
+
+def run_ingest(svc, paths: list[Path], force: bool = False, accept_shrink: bool = False):
     """Ingest with a progress bar; shared by `ingest`, `reindex` and `demo`."""
     bar = Progress("ingesting")
     try:
         return svc.ingestor.ingest(
             paths,
             force=force,
+            accept_shrink=accept_shrink,
             progress=lambda p: bar.update(p.files_done, p.files_total, Path(p.current).name),
         )
     finally:
@@ -74,15 +109,24 @@ def print_ingest_report(report) -> None:
         f"{report.ingested_files} files read, {report.unchanged_files} unchanged"
     )
     for s in report.skipped:
-        print(f"skipped {s.path}: {s.reason}", file=sys.stderr)
+        print(printable(f"skipped {s.path}: {s.reason}", one_line=True), file=sys.stderr)
     for w in report.warnings:
-        print(f"warning: {w}", file=sys.stderr)
+        print(printable(f"warning: {w}", one_line=True), file=sys.stderr)
+    for p in report.partial:
+        print(
+            printable(
+                f"PARTIAL {p}: read in part; what was read is indexed, nothing was deleted", one_line=True
+            ),
+            file=sys.stderr,
+        )
+    for h in report.held:
+        print(printable(f"kept old turns: {h}", one_line=True), file=sys.stderr)
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     """`refind ingest PATH...`"""
     svc = services()
-    report = run_ingest(svc, args.paths, args.force)
+    report = run_ingest(svc, args.paths, args.force, args.accept_shrink)
     if args.json:
         print_json(report.to_json())
     else:
@@ -107,13 +151,14 @@ def cmd_search(args: argparse.Namespace) -> int:
         return 0
     for b in blocks:
         day = b.session_date.date().isoformat() if b.session_date else "unknown date"
+        title = printable(b.session_title or b.session_id, one_line=True)
         print(
-            f"[{b.rank}] {b.session_title or b.session_id} ({day}) turn {b.turn}  "
-            f"score {b.score:.4f}  id {b.session_id}"
+            f"[{b.rank}] {title} ({day}) turn {b.turn}  "
+            f"score {b.score:.4f}  id {printable(b.session_id, one_line=True)}"
         )
         for t in b.turns:
             mark = ">" if t.turn in b.hit_turns else " "
-            print(textwrap.indent(f"{t.turn:>4} {t.text}", f"  {mark}"))
+            print(textwrap.indent(f"{t.turn:>4} {printable(t.text)}", f"  {mark}"))
         print()
     return 0
 
@@ -141,7 +186,9 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         return 0
     for s in infos:
         day = s.started_at.date().isoformat() if s.started_at else "????-??-??"
-        print(f"{day}  {s.turns:>5} turns  {s.format:<12} {s.session_id}  {s.title}")
+        print(
+            printable(f"{day}  {s.turns:>5} turns  {s.format:<12} {s.session_id}  {s.title}", one_line=True)
+        )
     return 0
 
 
@@ -168,12 +215,16 @@ def cmd_show(args: argparse.Namespace) -> int:
             }
         )
         return 0
-    print(f"{rec.title or rec.sid}  ({rec.format}, {rec.n_turns} turns, from {rec.source})")
+    print(
+        printable(
+            f"{rec.title or rec.sid}  ({rec.format}, {rec.n_turns} turns, from {rec.source})", one_line=True
+        )
+    )
     for t in turns:
         mark = ">" if t.turn == args.turn else " "
         when = t.timestamp.isoformat(timespec="minutes") if t.timestamp else ""
-        print(f"{mark}[{t.turn}] {t.speaker} {when}")
-        print(textwrap.indent(t.text, "    "))
+        print(printable(f"{mark}[{t.turn}] {t.speaker} {when}", one_line=True))
+        print(textwrap.indent(printable(t.text), "    "))
     return 0
 
 
@@ -188,36 +239,73 @@ def cmd_stats(args: argparse.Namespace) -> int:
     print(f"times without a zone (WhatsApp, Telegram, SillyTavern) read in {data['timezone']}")
     for name, f in sorted(data["formats"].items()):
         print(f"  {name:<12} {f['files']:>5} files {f['sessions']:>7} sessions {f['turns']:>9} turns")
+    for entry in data["partial"]:
+        print(printable(f"PARTIAL {entry['path']}: {entry['reason']}", one_line=True))
+    for entry in data["held"]:
+        print(printable(f"HELD {entry['path']}: {entry['reason']}", one_line=True))
+    if data["rebuild_pending"]:
+        print("a reindex was interrupted: run `refind reindex` (or any ingest) to finish it")
+    if data["forgotten"]:
+        print(f"{len(data['forgotten'])} forgotten paths (see `refind forget --list`)")
     if data["skipped"]:
         print(f"{len(data['skipped'])} skipped:")
         for s in data["skipped"]:
-            print(f"  {s['path']}: {s['reason']}")
+            print(printable(f"  {s['path']}: {s['reason']}", one_line=True))
     return 0
 
 
 def cmd_forget(args: argparse.Namespace) -> int:
     """`refind forget SOURCE`"""
     svc = services()
+    if args.list:
+        for path in svc.catalog.ignored():
+            print(printable(path, one_line=True))
+        return 0
+    if args.source is None:
+        raise ConfigError("say which file or folder to forget: `refind forget PATH` (or `--list`)")
     removed = svc.ingestor.forget(args.source)
     if removed < 0:
         raise NotFoundError(f"{args.source} was never ingested; see sources with `refind stats`")
-    print(f"removed {removed} turns from {args.source}")
+    print(printable(f"removed {removed} turns from {args.source}", one_line=True))
+    return 0
+
+
+def cmd_unforget(args: argparse.Namespace) -> int:
+    """`refind unforget PATH`"""
+    svc = services()
+    if not svc.ingestor.unforget(args.source):
+        raise NotFoundError(f"{args.source} is not forgotten; see `refind forget --list`")
+    print(
+        printable(
+            f"{args.source} is no longer forgotten; `refind ingest {args.source}` indexes it again",
+            one_line=True,
+        )
+    )
     return 0
 
 
 def cmd_reindex(args: argparse.Namespace) -> int:
-    """`refind reindex`: the core's `reindex` (read the source list, wipe, ingest again) with a progress bar."""
+    """`refind reindex [--from-sources [FOLDER...]]`: the core's `reindex` (wipe, then ingest again)."""
     from ..config import load_settings
     from ..services import reindex
 
-    bar = Progress("ingesting")
+    bar = Progress("reindexing")
     try:
         result = reindex(
-            load_settings(), progress=lambda p: bar.update(p.files_done, p.files_total, Path(p.current).name)
+            load_settings(),
+            folders=args.from_sources or (),
+            from_sources=args.from_sources is not None,
+            progress=lambda p: bar.update(p.files_done, p.files_total, Path(p.current).name),
         )
     finally:
         bar.close()
+    for note in result.notes:
+        print(printable(note, one_line=True), file=sys.stderr)
+    print(
+        printable(f"rebuilt from the {result.origin}: {len(result.read)} paths", one_line=True),
+        file=sys.stderr,
+    )
     for p in result.gone:
-        print(f"gone, not re-ingested: {p}", file=sys.stderr)
+        print(printable(f"gone, not re-ingested: {p}", one_line=True), file=sys.stderr)
     print_ingest_report(result.report)
     return 0

@@ -11,7 +11,10 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from ..errors import IndexDamagedError
 from ..types import SessionInfo
+from .integrity import DAMAGED_HINT
+from .migrations import enable_wal, migrate
 
 MIGRATIONS: list[tuple[str, str]] = [
     (
@@ -25,6 +28,15 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX sessions_source ON sessions(source);
         CREATE TABLE skipped(path TEXT PRIMARY KEY, reason TEXT NOT NULL, at REAL);
         CREATE TABLE counters(name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+    """,
+    ),
+    (
+        "002_ignore_notes_dupes",
+        """
+        CREATE TABLE ignored(path TEXT PRIMARY KEY, at REAL);
+        CREATE TABLE file_notes(path TEXT PRIMARY KEY, kind TEXT NOT NULL, detail TEXT NOT NULL, at REAL);
+        CREATE TABLE dupes(sid TEXT NOT NULL, source TEXT NOT NULL, PRIMARY KEY(sid, source));
+        CREATE INDEX dupes_source ON dupes(source);
     """,
     ),
 ]
@@ -64,37 +76,40 @@ def _ts(value: float | None) -> datetime | None:
 class Catalog:
     """Files, sessions and skipped files. Changes become durable at `commit()`."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, check: bool = True) -> None:
         new = not path.exists()
         self.path = path
-        self.db = sqlite3.connect(str(path), timeout=30, isolation_level="DEFERRED", check_same_thread=False)
-        if new:
-            os.chmod(path, 0o600)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.execute("PRAGMA secure_delete=ON")  # forgotten titles are overwritten, not left in free pages
-        self._migrate()
+        self.readonly = not new and not os.access(path.parent, os.W_OK)
+        if self.readonly:  # a read-only home: read the catalog as it is (no WAL, no migration)
+            uri = f"file:{path}?mode=ro&immutable=1"
+            self.db = sqlite3.connect(uri, uri=True, timeout=30, check_same_thread=False)
+        else:
+            self.db = sqlite3.connect(
+                str(path), timeout=30, isolation_level="DEFERRED", check_same_thread=False
+            )
+        try:
+            if new:
+                os.chmod(path, 0o600)
+            if not self.readonly:
+                enable_wal(self.db)
+                self.db.execute("PRAGMA synchronous=NORMAL")
+                # forgotten titles are overwritten, not left in free pages
+                self.db.execute("PRAGMA secure_delete=ON")
+            problem = self.integrity_problem() if check and not new else None
+            if problem is None and not self.readonly:
+                self._migrate()
+        except sqlite3.OperationalError:
+            self.db.close()
+            raise
+        except sqlite3.DatabaseError as exc:  # "file is not a database", "malformed"
+            self.db.close()
+            raise IndexDamagedError(f"the catalog {path.name} is damaged ({exc}): {DAMAGED_HINT}") from exc
+        if problem is not None:
+            self.db.close()
+            raise IndexDamagedError(f"the catalog {path.name} is damaged ({problem}): {DAMAGED_HINT}")
 
     def _migrate(self) -> None:
-        # Readers open the catalog while a writer holds SQLite's write lock: only write when needed.
-        exists = self.db.execute(
-            "SELECT 1 FROM sqlite_master WHERE type='table' AND name='migrations'"
-        ).fetchone()
-        if not exists:
-            self.db.execute("CREATE TABLE IF NOT EXISTS migrations(name TEXT PRIMARY KEY, at REAL)")
-            self.db.commit()
-        done = {r[0] for r in self.db.execute("SELECT name FROM migrations")}
-        for name, sql in MIGRATIONS:
-            if name in done:
-                continue
-            try:  # atomic with its own bookkeeping row, so two processes opening a new catalog agree
-                self.db.executescript(
-                    f"BEGIN IMMEDIATE;{sql};INSERT INTO migrations VALUES ('{name}', {time.time()});COMMIT;"
-                )
-            except sqlite3.OperationalError:
-                self.db.rollback()
-                if not self.db.execute("SELECT 1 FROM migrations WHERE name=?", (name,)).fetchone():
-                    raise
+        migrate(self.db, MIGRATIONS)
 
     def commit(self) -> None:
         """Make pending changes durable."""
@@ -150,6 +165,72 @@ class Catalog:
     def skipped(self) -> list[tuple[str, str]]:
         """(path, reason) of every skipped path."""
         return list(self.db.execute("SELECT path, reason FROM skipped ORDER BY path"))
+
+    # -- forgotten paths (the ignore list) -------------------------------------
+    def ignore(self, path: str) -> None:
+        """Never ingest this file or folder again until `unignore` (set by `refind forget`)."""
+        self.db.execute("INSERT OR REPLACE INTO ignored VALUES (?, ?)", (path, time.time()))
+
+    def unignore(self, path: str) -> bool:
+        """Take a path off the ignore list; False when it was not on it."""
+        return self.db.execute("DELETE FROM ignored WHERE path=?", (path,)).rowcount > 0
+
+    def ignored(self) -> list[str]:
+        """Every forgotten path, sorted."""
+        return [r[0] for r in self.db.execute("SELECT path FROM ignored ORDER BY path")]
+
+    def ignored_root(self, path: str) -> str | None:
+        """The forgotten path that `path` is (or lies under), if any."""
+        for (root,) in self.db.execute("SELECT path FROM ignored"):
+            if path == root or path.startswith(root.rstrip("/") + "/"):
+                return root
+        return None
+
+    # -- per-file notes: partial reads and held shrinks ----------------------------
+    def put_note(self, path: str, kind: str, detail: str) -> None:
+        """Mark a file as read in part (`partial`) or with old turns kept (`held`), with the reason."""
+        self.db.execute(
+            "INSERT OR REPLACE INTO file_notes VALUES (?,?,?,?)", (path, kind, detail, time.time())
+        )
+
+    def clear_note(self, path: str) -> None:
+        """The file was read completely and applied as it is."""
+        self.db.execute("DELETE FROM file_notes WHERE path=?", (path,))
+
+    def notes(self) -> list[tuple[str, str, str]]:
+        """(path, kind, detail) of every partial or held file."""
+        return list(self.db.execute("SELECT path, kind, detail FROM file_notes ORDER BY path"))
+
+    # -- duplicate copies kept once ----------------------------------------------
+    def add_dupe(self, sid: str, source: str) -> None:
+        """`source` also holds session `sid` (identical, or a prefix of the indexed copy)."""
+        self.db.execute("INSERT OR IGNORE INTO dupes VALUES (?, ?)", (sid, source))
+
+    def dupe_sources(self, sids: list[str]) -> list[str]:
+        """Files that hold copies of these sessions besides the indexed one."""
+        out: set[str] = set()
+        for i in range(0, len(sids), 500):
+            chunk = sids[i : i + 500]
+            marks = ",".join("?" * len(chunk))
+            out |= {r[0] for r in self.db.execute(f"SELECT source FROM dupes WHERE sid IN ({marks})", chunk)}
+        return sorted(out)
+
+    def drop_dupes(self, sids: list[str] = (), source: str | None = None) -> None:
+        """Forget duplicate bookkeeping of sessions, or of one source."""
+        for sid in sids:
+            self.db.execute("DELETE FROM dupes WHERE sid=?", (sid,))
+        if source is not None:
+            self.db.execute("DELETE FROM dupes WHERE source=?", (source,))
+
+    def clear_index_rows(self) -> None:
+        """Drop every file, session, skip, note and duplicate row (a rebuild); the ignore list stays."""
+        for table in ("files", "sessions", "skipped", "file_notes", "dupes"):
+            self.db.execute(f"DELETE FROM {table}")
+
+    def integrity_problem(self) -> str | None:
+        """SQLite's quick check: None when the catalog is sound, else the first problem."""
+        row = self.db.execute("PRAGMA quick_check(1)").fetchone()
+        return None if row and row[0] == "ok" else (row[0] if row else "no answer")
 
     # -- sessions ------------------------------------------------------------
     def next_ord(self) -> int:

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 JOURNAL_NAME = "writer.journal"
-KINDS = ("ingest", "forget")
+KINDS = ("ingest", "forget", "ignore")  # ignore: a forgotten path to put on the ignore list
 
 
 class WriteJournal:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import re
+import shutil
+import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -13,9 +16,10 @@ from pathlib import Path
 
 import tantivy
 
-from ..errors import IndexLockedError, IndexSchemaError
+from ..errors import DiskFullError, IndexDamagedError, IndexLockedError, IndexSchemaError
 from ..types import Turn, TurnView
 from .cjk import cjk_field_text, cjk_terms
+from .integrity import DAMAGED_HINT, check_index
 from .journal import JOURNAL_NAME, WriteJournal
 from .lock import DEFAULT_WAIT, LOCK_NAME, writer_lock
 from .said import own_words
@@ -119,6 +123,10 @@ class TurnWriter:
         )
         self.added -= 1
 
+    def delete_everything(self) -> None:
+        """Remove every turn (an interrupted rebuild starts over)."""
+        self._w.delete_all_documents()
+
     def garbage_collect(self) -> None:
         """Delete files of segments that no longer hold live turns."""
         self._w.garbage_collect_files()
@@ -144,22 +152,56 @@ class TurnIndex:
                     f"the index at {path} has schema version {version}, this program needs "
                     f"{SCHEMA_VERSION}; run `refind reindex` to rebuild it from your chat files"
                 )
-        elif any(path.iterdir()):
+        elif any(p.name != "meta.json" and not p.name.startswith(".") for p in path.iterdir()):
             raise IndexSchemaError(
                 f"{path} holds files that are not a refind index; run `refind reindex` to rebuild it"
             )
+        else:  # a new index: the schema file first, so a kill right after never leaves an unmarked index
+            with private_files():
+                meta.write_text(json.dumps({"schema_version": SCHEMA_VERSION}))
+        problem = check_index(path)
+        if problem:
+            raise IndexDamagedError(f"the index is damaged ({problem}): {DAMAGED_HINT}")
         self.schema = build_schema()
+        self.readonly = meta.exists() and not writable(path)
+        open_at = self._shadow_of(path) if self.readonly else path
         with private_files():
-            self._index = tantivy.Index(self.schema, path=str(path), reuse=True)
+            try:
+                self._index = tantivy.Index(self.schema, path=str(open_at), reuse=True)
+            except Exception as exc:  # tantivy reports a damaged meta.json or segment as ValueError
+                raise IndexDamagedError(f"the index is damaged ({_first_line(exc)}): {DAMAGED_HINT}") from exc
+            except BaseException as exc:  # a Rust panic surfaces as pyo3's PanicException
+                if type(exc).__name__ != "PanicException":
+                    raise
+                raise IndexDamagedError(f"the index is damaged ({_first_line(exc)}): {DAMAGED_HINT}") from exc
             if not meta.exists():
                 meta.write_text(json.dumps({"schema_version": SCHEMA_VERSION}))
         self._index.register_tokenizer(ANALYZER, analyzer())
         _make_private(path)
 
+    def _shadow_of(self, path: Path) -> Path:
+        """A private temp folder of symlinks to a read-only index, where tantivy can put its lock files.
+
+        tantivy takes a lock file even to read; on a read-only home that fails, so the index is
+        opened through links (no text is copied) and searched read-only.
+        """
+        shadow = Path(tempfile.mkdtemp(prefix="refind-readonly-"))
+        atexit.register(shutil.rmtree, shadow, True)
+        for p in path.iterdir():
+            if p.is_file() and not p.name.startswith(".tantivy"):
+                os.symlink(p, shadow / p.name)
+        return shadow
+
     # -- writing -------------------------------------------------------------
     @contextmanager
     def write_lock(self) -> Iterator[None]:
         """Hold the cross-process writer lock (waits `lock_wait` s, then IndexLockedError)."""
+        if self.readonly:
+            raise DiskFullError(
+                f"the index at {self.path} is on a read-only disk or folder: `search`, `show`, "
+                "`sessions` and `stats` work; to change the index, make it writable or point "
+                "REFIND_HOME at a writable folder"
+            )
         with self.lock.hold(self.lock_wait):
             yield
 
@@ -191,9 +233,10 @@ class TurnIndex:
         """Delete sessions and sources so their text is physically gone from disk; returns turns removed.
 
         tantivy deletes are tombstones until segments merge, and the bindings expose no merge.
-        So every other live turn that shares a segment with a doomed turn is re-added (moved to a
-        new segment); the old segments then hold no live turn, are dropped at commit, and their
-        files are garbage-collected. `source_of(sord)` gives the source of a re-added turn.
+        So every other live turn that shares a segment with a doomed turn, or with any deleted
+        turn (an earlier version of a re-ingested file lies there), is re-added (moved to a new
+        segment); the old segments then hold no live turn, are dropped at commit, and their files
+        are garbage-collected. `source_of(sord)` gives the source of a re-added turn.
         """
         sessions, sources = sorted(set(sessions)), sorted(set(sources))
         if not sessions and not sources:
@@ -211,12 +254,9 @@ class TurnIndex:
             doomed = {
                 (a.segment_ord, a.doc) for _, a in searcher.search(doomed_q, limit=limit, count=False).hits
             }
-            segments = {seg for seg, _ in doomed}
-            keep = [
-                a
-                for _, a in searcher.search(tantivy.Query.all_query(), limit=limit, count=False).hits
-                if a.segment_ord in segments and (a.segment_ord, a.doc) not in doomed
-            ]
+            live = [a for _, a in searcher.search(tantivy.Query.all_query(), limit=limit, count=False).hits]
+            segments = {seg for seg, _ in doomed} | self._segments_with_deletes(live, searcher.num_segments)
+            keep = [a for a in live if a.segment_ord in segments and (a.segment_ord, a.doc) not in doomed]
             for sid in sessions:
                 w.delete_session(sid)
             for src in sources:
@@ -232,10 +272,37 @@ class TurnIndex:
                 sord = int(doc.to_dict()["sord"][0])
                 w.readd(view, sord, source_of(sord))
             w.commit()
-            del searcher, keep
+            del searcher, keep, live
             self.reload()  # drop this process's hold on the emptied segments, then delete their files
             w.garbage_collect()
         return len(doomed)
+
+    def _segments_with_deletes(self, live: list, num_segments: int) -> set[int]:
+        """Ordinals of the segments that hold deleted turns (every segment when unsure).
+
+        The searcher's segment ordinals follow the segment list of tantivy's meta.json; the
+        mapping is checked against the live count of each segment before it is trusted.
+        """
+        everything = set(range(num_segments))
+        try:
+            metas = json.loads((self.path / "meta.json").read_text())["segments"]
+        except (OSError, ValueError, KeyError):
+            return everything
+        if len(metas) != num_segments:
+            return everything
+        counts: dict[int, int] = {}
+        top: dict[int, int] = {}
+        for a in live:
+            counts[a.segment_ord] = counts.get(a.segment_ord, 0) + 1
+            top[a.segment_ord] = max(top.get(a.segment_ord, 0), a.doc)
+        out: set[int] = set()
+        for i, meta in enumerate(metas):
+            deleted = (meta.get("deletes") or {}).get("num_deleted_docs", 0)
+            if counts.get(i, 0) != meta["max_doc"] - deleted or top.get(i, 0) >= max(meta["max_doc"], 1):
+                return everything
+            if deleted:
+                out.add(i)
+        return out
 
     # -- reading -------------------------------------------------------------
     def reload(self) -> None:
@@ -316,6 +383,16 @@ class TurnIndex:
                 strict=True,
             )
         )
+
+
+def writable(path: Path) -> bool:
+    """Whether files can be created in `path` (false on a read-only mount, even for root)."""
+    return os.access(path, os.W_OK)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return (text[0] if text else type(exc).__name__)[:200]
 
 
 def _make_private(path: Path) -> None:

@@ -171,7 +171,7 @@ def as_utc(dt: datetime, tz: tzinfo = timezone.utc) -> datetime:
 
 def stable_id(*parts: str) -> str:
     """Short stable hash for sources without ids (text exports)."""
-    return hashlib.sha1("\x1f".join(parts).encode("utf-8")).hexdigest()[:16]
+    return hashlib.sha1("\x1f".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def finish_session(session: Session) -> Session | None:
@@ -225,6 +225,10 @@ def iter_jsonl(path: Path, ctx: ParseContext, stats: JsonlStats | None = None) -
             continue
         try:
             value = json.loads(line)
+        except RecursionError:
+            stats.malformed += 1
+            ctx.warn(f"{path}: line {lineno} is nested too deeply to read; skipped")
+            continue
         except ValueError:
             if line.endswith("\n"):
                 stats.malformed += 1

@@ -59,7 +59,7 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
                 f"{path}: no message could be read ({error_reason(exc)}); "
                 "the file looks truncated, export the channel again"
             ) from exc
-        ctx.warn(
+        ctx.mark_incomplete(
             f"{path}: reading stopped after {read} message(s): {error_reason(exc)}; "
             "the file looks truncated, export the channel again to get the rest"
         )
@@ -101,7 +101,8 @@ def _header(src: JsonSource) -> tuple[Any, Any]:
 
 def _message(m: Any) -> Message | None:
     """A kept message as speaker + text, or None (system message, not an object)."""
-    if not isinstance(m, dict) or m.get("type", "Default") not in KEPT_TYPES:
+    kind = m.get("type", "Default") if isinstance(m, dict) else None
+    if not isinstance(kind, str) or kind not in KEPT_TYPES:
         return None
     author = m.get("author") if isinstance(m.get("author"), dict) else {}
     speaker = author.get("nickname") or author.get("name") or "Unknown"

@@ -199,7 +199,7 @@ def stream_sessions(
         except STREAM_ERRORS as exc:
             reason = error_reason(exc)
             failures.append(f"{src.name}: {reason}")
-            ctx.warn(
+            ctx.mark_incomplete(
                 f"{src.name}: reading stopped after {count} {what}(s): {reason}; "
                 "the file looks truncated or corrupt, re-download the export to get the rest"
             )

@@ -6,20 +6,26 @@ import hashlib
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import tzinfo
+from datetime import datetime, timezone, tzinfo
 from pathlib import Path
 from typing import Protocol
 
-from ..errors import ParseError
+from ..errors import describe_failure
 from ..index.catalog import Catalog, FileRecord, SessionRecord
+from ..index.sourcebook import REBUILD_NAME, SOURCES_NAME, RebuildMarker, SourceBook
 from ..index.store import TurnIndex, TurnWriter
 from ..types import Session
 from .base import ParseContext
+from .forget import Forgetting, under
 from .formats import get_parser
 from .limits import Limits
 from .walker import Skipped, Source, discover
 
 ProgressFn = Callable[["IngestProgress"], None]
+# tantivy stores dates as nanoseconds in an i64 (1677-09-21 .. 2262-04-11); a turn stamped outside
+# this (slightly narrower) span keeps its text and loses only its timestamp.
+TS_MIN = datetime(1678, 1, 1, tzinfo=timezone.utc)
+TS_MAX = datetime(2262, 1, 1, tzinfo=timezone.utc)
 
 
 @dataclass
@@ -43,6 +49,8 @@ class IngestReport:
     skipped: list[Skipped] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     cancelled: bool = False
+    partial: list[str] = field(default_factory=list)
+    held: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
         """The stable JSON shape."""
@@ -54,6 +62,8 @@ class IngestReport:
             "skipped": [{"path": s.path, "reason": s.reason} for s in self.skipped],
             "warnings": self.warnings,
             "cancelled": self.cancelled,
+            "partial": self.partial,
+            "held": self.held,
         }
 
 
@@ -99,7 +109,7 @@ class ChangeListener(Protocol):
         """A session left the index."""
 
 
-class Ingestor:
+class Ingestor(Forgetting):
     """Applies chat files to the index and catalog under the cross-process writer lock.
 
     Crash safety: each source is one index commit followed by one catalog commit. A source is
@@ -123,6 +133,7 @@ class Ingestor:
         self.tz = tz
         self.listeners = list(listeners)
         self._lock = threading.Lock()
+        self.book = SourceBook(index.path.parent / SOURCES_NAME)
 
     def _changed(self, sord: int, from_turn: int) -> None:
         """Tell the listeners (the vector store) that turns `from_turn`.. of a session changed."""
@@ -140,29 +151,68 @@ class Ingestor:
         progress: ProgressFn | None = None,
         cancel: threading.Event | None = None,
         force: bool = False,
+        accept_shrink: bool = False,
     ) -> IngestReport:
-        """Ingest files and folders; unchanged files are skipped unless `force`."""
+        """Ingest files and folders; unchanged files are skipped unless `force`.
+
+        A file that got smaller keeps the turns it no longer holds until `accept_shrink`
+        (`refind ingest --accept-shrink PATH`) or until a complete copy at least as large returns.
+        Forgotten paths (`refind forget`) are skipped until `unforget`.
+        """
+        revive: list[str] = []
         with self._lock, self.index.write_lock():
             report = IngestReport()
             journal = self.index.journal
             pending = journal.pending()
+            self._sync_ignored(pending["ignore"])
             if pending["forget"]:
-                self._forget_paths(pending["forget"])
+                revive = self._forget_paths(pending["forget"])[1]
             redo = set(pending["ingest"])
             roots = [Path(p).expanduser().resolve() for p in paths]
-            roots += [Path(p) for p in sorted(redo) if Path(p).exists()]  # interrupted last time
+            marker = RebuildMarker(self.index.path.parent / REBUILD_NAME)
+            rebuilding = marker.pending()
+            if rebuilding is not None:  # a reindex was killed: start it over before anything else
+                self._empty_everything()
+                roots += [Path(p) for p in rebuilding]
+                force = True
+                redo = set()
+            roots = list(dict.fromkeys(roots))
+            own_dir = str(self.index.path.parent.resolve())
+            self.book.add_roots([str(p) for p in roots if p.exists() and not under(str(p), own_dir)])
+            roots += [
+                Path(p) for p in sorted(redo | set(revive)) if Path(p).exists()
+            ]  # interrupted last time
             missing = [p for p in roots if not p.exists()]
             for p in missing:
                 report.skipped.append(Skipped(str(p), "path does not exist"))
-            sources, skipped = discover([p for p in roots if p.exists()], self.limits)
+            sources: list[Source] = []
+            skipped: list[Skipped] = []
+            for root in [p for p in roots if p.exists()]:
+                try:
+                    found, skips = discover([root], self.limits)
+                except Exception as exc:  # a folder that cannot be walked never stops the others
+                    found, skips = [], [Skipped(str(root), describe_failure(exc))]
+                sources += found
+                skipped += skips
             own = str(self.index.path.parent.resolve())  # never ingest our own data folder
-            sources = [s for s in sources if not _under(str(s.path), own)]
-            skipped = [s for s in skipped if not _under(s.path, own)]
+            sources = [s for s in sources if not under(str(s.path), own)]
+            skipped = [s for s in skipped if not under(s.path, own)]
+            kept: list[Source] = []
+            for src in sources:
+                root = self.catalog.ignored_root(str(src.path))
+                if root is None:
+                    kept.append(src)
+                else:
+                    report.skipped.append(Skipped(str(src.path), forgotten_reason(root)))
+            sources = list({str(s.path): s for s in kept}.values())
+            skipped = [s for s in skipped if self.catalog.ignored_root(s.path) is None]
             report.skipped += skipped
             for s in skipped:
                 self.catalog.put_skipped(s.path, s.reason)
             self.catalog.commit()
             if not sources:
+                if rebuilding is not None:
+                    marker.done()
                 return report
             with self.index.writer() as w:
                 for i, src in enumerate(sources):
@@ -172,7 +222,7 @@ class Ingestor:
                     if progress:
                         progress(IngestProgress(i, len(sources), str(src.path), report.added_turns))
                     key = str(src.path)
-                    applied = self._ingest_source(src, w, report, force, dirty=key in redo)
+                    applied = self._ingest_source(src, w, report, force, key in redo, accept_shrink)
                     if applied:
                         journal.add("ingest", [key])
                     w.commit()
@@ -181,7 +231,19 @@ class Ingestor:
                         journal.done("ingest", [key])
                 if progress:
                     progress(IngestProgress(len(sources), len(sources), "", report.added_turns))
+            if rebuilding is not None and not report.cancelled:
+                marker.done()
             return report
+
+    def _empty_everything(self) -> None:
+        """Delete every turn and every catalog row but the ignore list (an interrupted rebuild)."""
+        with self.index.writer() as w:
+            w.delete_everything()
+        for rec in self.catalog.iter_sessions():
+            self._removed(rec.ord)
+        self.catalog.clear_index_rows()
+        self.catalog.commit()
+        self.index.journal.done("ingest", self.index.journal.pending()["ingest"])
 
     def apply_sessions(self, sessions: Iterable[Session], source: str, fmt: str) -> IngestReport:
         """Index already-parsed sessions under a pseudo source (benchmarks, tests, eval harness)."""
@@ -190,19 +252,27 @@ class Ingestor:
             ctx = ParseContext(tz=self.tz)
             with self.index.writer() as w:
                 for s in sessions:
-                    self._apply_session(s, source, fmt, w, report, ctx)
+                    self._apply_session(s, source, fmt, w, report, ctx, hashes=self._prepare(s, source, ctx))
                 w.commit()
                 self.catalog.commit()
             report.warnings += ctx.warnings
             return report
 
     def _ingest_source(
-        self, src: Source, w: TurnWriter, report: IngestReport, force: bool, dirty: bool = False
+        self,
+        src: Source,
+        w: TurnWriter,
+        report: IngestReport,
+        force: bool,
+        dirty: bool = False,
+        accept_shrink: bool = False,
     ) -> bool:
         """Apply one source to the writer and catalog (uncommitted); True when it was parsed and applied.
 
         `dirty`: an earlier run was killed between this source's index and catalog commits, so
         the index may be ahead of the catalog; every turn of the source is deleted and re-added.
+        The file's identity (size, mtime, digest) is recorded only when it was read completely
+        and did not change while being read; otherwise it is read again next time.
         """
         key = str(src.path)
         force = force or dirty
@@ -218,23 +288,63 @@ class Ingestor:
                 report.unchanged_files += 1
                 return False
             ctx = ParseContext(tz=self.tz, limits=self.limits)
-            seen: set[str] = set()
+            shrunk = old is not None and size < old.size and not accept_shrink and not dirty
+            seen: dict[str, tuple[str, ...]] = {}
+            owned: set[str] = set()
+            held: list[str] = []
             if dirty:
                 w.delete_source(key)  # also turns of sessions the catalog never heard of
             for session in get_parser(src.format)(src.path, ctx):
-                if session.session_id in seen:
-                    ctx.warn(f"{key}: session {session.session_id} appears twice; kept the first")
-                    continue
-                seen.add(session.session_id)
-                self._apply_session(session, key, src.format, w, report, ctx, dirty)
-            if dirty or not ctx.incomplete:
-                for rec in self.catalog.sessions_of_source(key):
-                    if rec.sid not in seen:
-                        w.delete_session(rec.sid)
-                        self.catalog.delete_session(rec.sid)
-                        self._removed(rec.ord)
-                        report.removed_turns += rec.n_turns
-            self.catalog.put_file(FileRecord(key, src.format, size, mtime, dig))
+                hashes = self._prepare(session, key, ctx)
+                sid = session.session_id
+                if sid in seen:
+                    if seen[sid] == hashes:
+                        ctx.warn(f"{key}: session {sid} appears twice with the same text; kept once")
+                        continue
+                    n = 2
+                    while f"{sid}~{n}" in seen:
+                        n += 1
+                    session.session_id = f"{sid}~{n}"
+                    ctx.warn(
+                        f"{key}: session {sid} appears twice with different text; both kept "
+                        f"(the second as {session.session_id})"
+                    )
+                seen[session.session_id] = hashes
+                used = self._apply_session(
+                    session, key, src.format, w, report, ctx, dirty, hashes, shrunk, held
+                )
+                if used:
+                    owned.add(used)
+            if fingerprint(src.path) != (size, mtime):
+                raise _ChangedWhileRead()
+            gone = [rec for rec in self.catalog.sessions_of_source(key) if rec.sid not in owned]
+            if gone and (dirty or (not ctx.incomplete and not shrunk)):
+                for rec in gone:
+                    w.delete_session(rec.sid)
+                    self.catalog.delete_session(rec.sid)
+                    self._removed(rec.ord)
+                    report.removed_turns += rec.n_turns
+            elif gone and shrunk and not ctx.incomplete:
+                held.append(
+                    f"{len(gone)} sessions ({sum(r.n_turns for r in gone)} turns) no longer in the file"
+                )
+            if ctx.incomplete:
+                reason = next((m for m in ctx.warnings if m), "read in part")
+                self.catalog.put_file(FileRecord(key, src.format, max(size, old.size if old else 0), -1, ""))
+                self.catalog.put_note(key, "partial", reason)
+                report.partial.append(key)
+            elif held:
+                detail = (
+                    "the file got smaller; kept the indexed turns of "
+                    + "; ".join(held)
+                    + f": run `refind ingest --accept-shrink {key}` to accept the smaller file"
+                )
+                self.catalog.put_file(FileRecord(key, src.format, old.size if old else size, -1, ""))
+                self.catalog.put_note(key, "held", detail)
+                report.held.append(f"{key}: {detail}")
+            else:
+                self.catalog.put_file(FileRecord(key, src.format, size, mtime, dig))
+                self.catalog.clear_note(key)
             report.ingested_files += 1
             report.warnings += ctx.warnings
             if not seen and not ctx.warnings:
@@ -242,16 +352,48 @@ class Ingestor:
             return True
         except FileNotFoundError:
             self._skip(src, "file vanished during ingest", w, report)
-        except (ParseError, OSError, UnicodeError, ValueError) as exc:
-            self._skip(src, _reason(exc), w, report)
+        except _ChangedWhileRead:
+            self._skip(
+                src,
+                "changed while being read (still being written?); nothing of it was "
+                "changed in the index, it is read again at the next ingest",
+                w,
+                report,
+                keep=True,
+            )
+        except Exception as exc:  # RecursionError, MemoryError, OSError, a parser bug: skip this file only
+            self._skip(src, describe_failure(exc), w, report)
         return False
 
-    def _skip(self, src: Source, reason: str, w: TurnWriter, report: IngestReport) -> None:
+    def _skip(
+        self, src: Source, reason: str, w: TurnWriter, report: IngestReport, keep: bool = False
+    ) -> None:
         # Undo this source's partial changes; earlier sources are already committed.
         w.rollback()
         self.catalog.rollback()
         report.skipped.append(Skipped(str(src.path), reason))
-        self.catalog.put_skipped(str(src.path), reason)
+        if not keep:
+            self.catalog.put_skipped(str(src.path), reason)
+
+    def _prepare(self, s: Session, source: str, ctx: ParseContext) -> tuple[str, ...]:
+        """Drop out-of-range timestamps (say so), date undated turns by the session, return turn hashes."""
+        bad = 0
+        for t in s.turns:
+            if t.timestamp is not None and not _in_range(t.timestamp):
+                t.timestamp = None
+                bad += 1
+        if s.started_at is not None and not _in_range(s.started_at):
+            s.started_at = None
+            bad += 1
+        if bad:
+            ctx.warn(
+                f"{source}: session {s.session_id}: {bad} timestamps outside 1678-2261 dropped "
+                "(the turns are kept, undated)"
+            )
+        for t in s.turns:
+            if t.timestamp is None:
+                t.timestamp = s.started_at
+        return tuple(turn_hash(t.text, t.speaker, t.timestamp) for t in s.turns)
 
     def _apply_session(
         self,
@@ -262,28 +404,40 @@ class Ingestor:
         report: IngestReport,
         ctx: ParseContext,
         dirty: bool = False,
-    ) -> None:
-        for t in s.turns:
-            if t.timestamp is None:
-                t.timestamp = s.started_at
-        hashes = tuple(turn_hash(t.text, t.speaker, t.timestamp) for t in s.turns)
-        old = self.catalog.get_session(s.session_id)
-        if old is not None and old.source != source and not dirty:
-            if old.hashes == hashes:
+        hashes: tuple[str, ...] = (),
+        shrunk: bool = False,
+        held: list[str] | None = None,
+    ) -> str | None:
+        """Apply one session; returns the session id this source now owns (None: kept in another file)."""
+        sid = s.session_id
+        old = self.catalog.get_session(sid)
+        if old is not None and old.source != source:
+            alt = alt_id(sid, source)
+            own = self.catalog.get_session(alt)
+            if own is not None:  # this file's own, differing copy from an earlier run
+                s.session_id, old = alt, own
+            elif old.hashes[: len(hashes)] == hashes:
+                self.catalog.add_dupe(sid, source)
+                same = "is identical to" if old.hashes == hashes else "is a shorter copy of"
+                ctx.warn(f"{source}: session {sid} {same} the one in {old.source}; kept once")
+                return None
+            elif hashes[: len(old.hashes)] == old.hashes:
+                self.catalog.add_dupe(sid, old.source)
                 ctx.warn(
-                    f"{source}: session {s.session_id} is identical to the one in {old.source}; kept once"
+                    f"{source}: session {sid} continues the copy in {old.source}; the longer copy is indexed"
                 )
-                return
-            if Path(old.source).exists() and len(hashes) <= len(old.hashes):
+            else:
+                s.session_id = alt
                 ctx.warn(
-                    f"{source}: session {s.session_id} also in {old.source} with more or equal "
-                    "turns; kept that copy"
+                    f"{source}: session {sid} is also in {old.source} with different text; "
+                    f"both are kept (this copy as {alt})"
                 )
-                return
+                old = self.catalog.get_session(alt)
+        sid = s.session_id
         if old is None:
             ord_ = self.catalog.next_ord()
-            w.delete_session(s.session_id)  # leftovers of an interrupted run
-            report.added_turns += w.add_turns(s.session_id, source, ord_, s.turns)
+            w.delete_session(sid)  # leftovers of an interrupted run
+            report.added_turns += w.add_turns(sid, source, ord_, s.turns)
         else:
             ord_ = old.ord
             common = 0
@@ -293,18 +447,23 @@ class Ingestor:
                 common += 1
             if not dirty and common == len(old.hashes) == len(hashes) and old.source == source:
                 self._put(s, source, fmt, ord_, hashes)
-                return
+                return sid
+            if shrunk and old.source == source and len(hashes) < len(old.hashes):
+                if held is not None:
+                    held.append(f"session {sid} ({len(old.hashes)} turns, {len(hashes)} in the file)")
+                return sid
             self._changed(ord_, 0 if (old.source != source or dirty) else common)
             if common == 0 or old.source != source or dirty:
-                w.delete_session(s.session_id)
+                w.delete_session(sid)
                 report.removed_turns += old.n_turns
-                report.added_turns += w.add_turns(s.session_id, source, ord_, s.turns)
+                report.added_turns += w.add_turns(sid, source, ord_, s.turns)
             else:
                 for i in range(common, max(len(old.hashes), len(hashes))):
-                    w.delete_turn(s.session_id, i)
+                    w.delete_turn(sid, i)
                 report.removed_turns += len(old.hashes) - common
-                report.added_turns += w.add_turns(s.session_id, source, ord_, s.turns[common:])
+                report.added_turns += w.add_turns(sid, source, ord_, s.turns[common:])
         self._put(s, source, fmt, ord_, hashes)
+        return sid
 
     def _put(self, s: Session, source: str, fmt: str, ord_: int, hashes: tuple[str, ...]) -> None:
         self.catalog.put_session(
@@ -312,53 +471,25 @@ class Ingestor:
             s.participants,
         )
 
-    def forget(self, target: Path) -> int:
-        """Remove every session of a source path (or of every source under a folder) from disk.
 
-        Returns the number of turns removed, or -1 when nothing under `target` was ever ingested.
-        The text is physically deleted (see `TurnIndex.purge`), not only hidden from results.
-        """
-        with self._lock, self.index.write_lock():
-            key = str(Path(target).expanduser().resolve())
-            pending = self.index.journal.pending()
-            if pending["forget"]:
-                self._forget_paths(pending["forget"])
-            known = [f.path for f in self.catalog.files()] + pending["ingest"]
-            files = sorted({p for p in known if _under(p, key)})
-            return self._forget_paths(files) if files else -1
-
-    def _forget_paths(self, paths: list[str]) -> int:
-        recs = [r for f in paths for r in self.catalog.sessions_of_source(f)]
-        self.index.journal.add("forget", paths)  # finished by the next writer if we are killed
-        sources: dict[int, str] = {}
-
-        def source_of(sord: int) -> str:
-            if sord not in sources:
-                rec = self.catalog.get_session_by_ord(sord)
-                sources[sord] = rec.source if rec else ""
-            return sources[sord]
-
-        self.index.purge([r.sid for r in recs], paths, source_of)
-        for r in recs:
-            self.catalog.delete_session(r.sid)
-            self._removed(r.ord)
-        for f in paths:
-            self.catalog.delete_file(f)
-            self.catalog.clear_skipped(f)
-        self.catalog.commit()
-        self.catalog.checkpoint()
-        self.index.journal.done("forget", paths)
-        self.index.journal.done("ingest", paths)
-        return sum(r.n_turns for r in recs)
+class _ChangedWhileRead(Exception):
+    """The file's size or mtime changed between the start and the end of its parse."""
 
 
-def _under(path: str, root: str) -> bool:
-    return path == root or path.startswith(root + "/")
+def alt_id(sid: str, source: str) -> str:
+    """Id of a differing copy of session `sid` found in another file: unique per source."""
+    return f"{sid}@{hashlib.blake2b(source.encode(), digest_size=4).hexdigest()}"
 
 
-def _reason(exc: BaseException) -> str:
-    if isinstance(exc, ParseError):
-        return exc.message
-    if isinstance(exc, UnicodeError):
-        return f"cannot decode text ({exc})"
-    return f"{type(exc).__name__}: {exc}"
+def forgotten_reason(root: str) -> str:
+    """Skip reason of a path on the ignore list."""
+    return f"forgotten (`refind forget {root}`); run `refind unforget {root}` to index it again"
+
+
+def _in_range(dt: datetime) -> bool:
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=timezone.utc)
+    try:
+        return TS_MIN <= dt <= TS_MAX
+    except (OverflowError, ValueError):
+        return False

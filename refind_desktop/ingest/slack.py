@@ -138,8 +138,8 @@ def _load(file: Path, ctx: ParseContext) -> Any:
     try:
         with file.open(encoding="utf-8-sig") as f:
             return json.load(f)
-    except (OSError, ValueError) as exc:
-        ctx.warn(f"{file}: unreadable JSON ({exc}); skipped")
+    except (OSError, ValueError, RecursionError) as exc:
+        ctx.warn(f"{file}: unreadable JSON ({type(exc).__name__}); skipped")
         return None
 
 
@@ -153,7 +153,7 @@ def _users(root: Path, ctx: ParseContext) -> dict[str, str]:
             continue
         found = True
         for u in data if isinstance(data, list) else []:
-            if isinstance(u, dict) and u.get("id"):
+            if isinstance(u, dict) and u.get("id") and isinstance(u["id"], str):
                 users[u["id"]] = _person_name(u.get("profile"), u) or u["id"]
     if not found:
         ctx.warn(f"{root}: no users.json; speakers fall back to the names stored on messages or user ids")
@@ -195,7 +195,8 @@ def _channels(root: Path, users: dict[str, str], ctx: ParseContext) -> list[tupl
             if kind == "#":
                 out.append((cid, name or cid, f"#{name or cid}"))
                 continue
-            members = ", ".join(users.get(m, m) for m in c.get("members") or [])
+            listed = c.get("members") if isinstance(c.get("members"), list) else []
+            members = ", ".join(users.get(m, m) if isinstance(m, str) else str(m) for m in listed)
             out.append((cid, name or cid, f"{kind} {members}" if members else f"{kind} {name or cid}"))
     return out
 
@@ -219,7 +220,7 @@ def _day_session(
         if not isinstance(m, dict):
             ctx.warn(f"{file}: message #{i + 1} is not an object and was skipped")
             continue
-        if m.get("subtype") in SKIP_SUBTYPES or m.get("type", "message") != "message":
+        if _str(m.get("subtype")) in SKIP_SUBTYPES or m.get("type", "message") != "message":
             continue
         text = render_mrkdwn(m.get("text") if isinstance(m.get("text"), str) else "", users, channels)
         if not text.strip():
@@ -254,14 +255,23 @@ def _day_session(
     )
 
 
+def _str(value: Any) -> str:
+    """A string field of a message, or "" when the file holds another type there."""
+    return value if isinstance(value, str) else ""
+
+
 def _speaker(m: dict, users: dict[str, str]) -> str:
-    if m.get("subtype") == "bot_message" or (m.get("bot_id") and not m.get("user")):
+    uid = _str(m.get("user"))
+    if m.get("subtype") == "bot_message" or (m.get("bot_id") and not uid):
         bot = m.get("bot_profile") if isinstance(m.get("bot_profile"), dict) else {}
         name = (
-            m.get("username") or bot.get("name") or users.get(m.get("user") or "") or m.get("bot_id") or "bot"
+            _str(m.get("username"))
+            or _str(bot.get("name"))
+            or users.get(uid)
+            or _str(m.get("bot_id"))
+            or "bot"
         )
         return f"{name} (bot)"
-    uid = m.get("user") or ""
     return users.get(uid) or _person_name(m.get("user_profile")) or uid or "unknown"
 
 

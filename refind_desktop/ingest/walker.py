@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import ParseError
+from ..errors import ParseError, describe_failure
 from . import agent_paths
 from .detect import CONVERSATIONS_NAME, WHATSAPP_NAME, UndetectedError, detect_file, is_slack_dir
 from .limits import Limits
@@ -163,6 +163,8 @@ class _Walker:
             self.skipped.append(Skipped(str(path), reason))
         except ParseError as e:
             self.skipped.append(Skipped(str(path), e.message))
+        except Exception as e:  # RecursionError, OSError, ...: one bad file never stops the walk
+            self.skipped.append(Skipped(str(path), describe_failure(e)))
 
 
 def _is_companion(name: str, context: str) -> bool:

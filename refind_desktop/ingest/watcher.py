@@ -21,11 +21,11 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 from .. import locations
-from ..errors import IndexLockedError, NotFoundError, RefindError
+from ..errors import IndexLockedError, NotFoundError, RefindError, describe_failure
 from .pipeline import IngestReport
 
 log = logging.getLogger("refind.watch")
-KINDS = ("started", "ingested", "deleted", "busy", "error", "stopped")
+KINDS = ("started", "ingested", "deleted", "busy", "warning", "error", "stopped")
 
 
 @dataclass(frozen=True)
@@ -214,6 +214,8 @@ class FolderWatcher:
             if not path.exists():
                 continue
             rp = str(path.resolve())
+            if self.services.catalog.ignored_root(rp) is not None:
+                continue  # forgotten: `refind unforget` brings it back
             if rp in known and path.is_file():
                 targets.add(rp)
                 continue
@@ -256,6 +258,15 @@ class FolderWatcher:
                 continue
             except RefindError as exc:
                 self._emit("error", f"{exc.title}: {exc.message}", tuple(paths), level=logging.ERROR)
+                return
+            except Exception as exc:  # whatever a file contains, the watcher goes on watching
+                log.exception("ingest of %s failed", paths)
+                self._emit(
+                    "warning",
+                    f"could not ingest {', '.join(paths[:3])}: {describe_failure(exc)}; still watching",
+                    tuple(paths),
+                    level=logging.ERROR,
+                )
                 return
             what = "initial ingest" if initial else "ingested " + ", ".join(Path(p).name for p in paths[:3])
             self._emit(

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..index.migrations import enable_wal, migrate
 from .windows import Window
 
 TABLE_FILE = "windows.sqlite"
@@ -54,15 +55,9 @@ class WindowTable:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         self.db = sqlite3.connect(str(path), timeout=30, check_same_thread=False)
-        self.db.execute("PRAGMA journal_mode=WAL")
+        enable_wal(self.db)
         self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.execute("CREATE TABLE IF NOT EXISTS migrations(name TEXT PRIMARY KEY, at REAL)")
-        done = {r[0] for r in self.db.execute("SELECT name FROM migrations")}
-        for name, sql in MIGRATIONS:
-            if name not in done:
-                self.db.executescript("BEGIN;" + sql + ";COMMIT;")
-                self.db.execute("INSERT INTO migrations VALUES (?, ?)", (name, time.time()))
-                self.db.commit()
+        migrate(self.db, MIGRATIONS)
 
     def close(self) -> None:
         """Close the connection."""

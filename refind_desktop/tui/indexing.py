@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual import work
 
+from ..terminal import printable
 from .messages import IngestFinished, IngestProgressed, StatsLoaded, WatchIngested
 from .screens.modals import ErrorModal
 from .screens.search import SearchPane
@@ -119,8 +120,8 @@ class FolderIndexing(_AppPart):
         if event.kind == "ingested" and event.report is not None:
             if event.report.added_turns or event.report.removed_turns or event.report.skipped:
                 self._changed()
-        elif event.kind in ("deleted", "busy"):
-            self.notify(event.message, severity="warning", timeout=8)
+        elif event.kind in ("deleted", "busy", "warning"):
+            self.notify(printable(event.message, one_line=True), severity="warning", timeout=8, markup=False)
         elif event.kind == "error":
             self.push_screen(
                 ErrorModal(

@@ -73,7 +73,7 @@ def test_reindex_rebuilds_from_the_recorded_sources_and_reports_gone_files(tmp_p
     gone.unlink()
     seen = []
     result = reindex(Settings(timezone="UTC"), paths, progress=seen.append)
-    assert result.gone == [gone]
+    assert result.gone == [str(gone)]
     assert result.report.added_turns == 1 and result.report.ingested_files == 1
     assert seen and seen[-1].files_done == 1
     svc = build_services(Settings(timezone="UTC"), paths)

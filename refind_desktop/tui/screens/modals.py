@@ -11,6 +11,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Input, Label, Static, TextArea
 
+from ..widgets.text import plain
+
 
 class ErrorModal(ModalScreen[None]):
     """A failure with its title and a selectable, copyable message that says what to do next."""
@@ -63,7 +65,7 @@ class SkippedScreen(ModalScreen[None]):
         table = self.query_one(DataTable)
         table.add_columns("file", "reason")
         for path, reason in self.skipped:
-            table.add_row(path, reason)
+            table.add_row(plain(path, one_line=True), plain(reason, one_line=True))
         if not self.skipped:
             table.add_row("(none)", "every file in the folder was read")
         table.focus()

@@ -14,7 +14,7 @@ from textual.worker import Worker
 
 from ...types import SessionInfo
 from ..messages import SessionsLoaded, forward_failure
-from ..widgets.text import day
+from ..widgets.text import day, plain
 
 ALL = "all sources"
 
@@ -91,10 +91,10 @@ class SessionsPane(Vertical):
         for s in rows:
             table.add_row(
                 day(s.started_at.astimezone(tz) if s.started_at else None),
-                s.format,
+                plain(s.format, one_line=True),
                 str(s.turns),
-                s.title or s.session_id,
-                Path(s.source).name,
+                plain(s.title or s.session_id, one_line=True),
+                plain(Path(s.source).name, one_line=True),
                 key=s.session_id,
             )
         self.query_one("#sessions-summary", Label).update(

@@ -13,7 +13,7 @@ from textual.worker import Worker
 
 from ...errors import NotFoundError
 from ..messages import TranscriptLoaded, forward_failure
-from ..widgets.text import highlight, stamp
+from ..widgets.text import highlight, plain, stamp
 
 MAX_TURNS = 1500
 """Above this many turns only a window around the target turn is shown."""
@@ -25,8 +25,8 @@ class TurnBox(Static):
     def __init__(self, turn: int, speaker: str, when: str, text: Text, cited: bool) -> None:
         super().__init__(classes="turn" + (" -cited" if cited else ""), id=f"turn-{turn}")
         self.turn = turn
-        self.border_title = f"#{turn} {speaker}".strip()
-        self.border_subtitle = when
+        self.border_title = plain(f"#{turn} {speaker}".strip(), one_line=True)
+        self.border_subtitle = plain(when, one_line=True)
         self._text = text
 
     def on_mount(self) -> None:
@@ -49,7 +49,7 @@ class TranscriptScreen(Screen[None]):
         self.loaded = False
 
     def compose(self) -> ComposeResult:
-        yield Label(self.session_id, id="transcript-title")
+        yield Label(plain(self.session_id, one_line=True), id="transcript-title")
         yield Label("loading…", id="transcript-meta")
         yield VerticalScroll(id="turns")
         yield Footer()
@@ -80,9 +80,14 @@ class TranscriptScreen(Screen[None]):
         self.post_message(TranscriptLoaded(rec.sid, rec.title, rec.source, turns))
 
     async def on_transcript_loaded(self, message: TranscriptLoaded) -> None:
-        self.query_one("#transcript-title", Label).update(message.title or message.session_id)
+        self.query_one("#transcript-title", Label).update(
+            plain(message.title or message.session_id, one_line=True)
+        )
         self.query_one("#transcript-meta", Label).update(
-            f"{len(message.turns)} turns · {self._short(message.source)} · id {message.session_id}"
+            plain(
+                f"{len(message.turns)} turns · {self._short(message.source)} · id {message.session_id}",
+                one_line=True,
+            )
         )
         tz = self.app.services.tz  # type: ignore[attr-defined]
         boxes = [
@@ -90,7 +95,7 @@ class TranscriptScreen(Screen[None]):
                 t.turn,
                 t.speaker,
                 stamp(t.timestamp.astimezone(tz) if t.timestamp else None),
-                highlight(t.text, self.keywords) if self.keywords else Text(t.text),
+                highlight(t.text, self.keywords) if self.keywords else plain(t.text),
                 t.turn == self.highlight_turn,
             )
             for t in message.turns

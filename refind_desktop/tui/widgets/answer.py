@@ -11,7 +11,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Label, ListItem, ListView, Static
 
-from .text import answer_text, trajectory_line
+from .text import answer_text, plain, trajectory_line
 
 
 class TrajectoryView(Static):
@@ -33,7 +33,7 @@ class CitationItem(ListItem):
     """One cited turn."""
 
     def __init__(self, session_id: str, turn: int, title: str) -> None:
-        super().__init__(Label(f"▸ {title or session_id} — turn {turn}"))
+        super().__init__(Label(plain(f"▸ {title or session_id} — turn {turn}", one_line=True)))
         self.session_id = session_id
         self.turn = turn
 

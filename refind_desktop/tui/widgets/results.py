@@ -10,6 +10,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import ListItem, ListView, Static
 
+from ...terminal import printable
 from ...types import Block
 from .text import day, highlight, snippet
 
@@ -21,7 +22,7 @@ class HitItem(ListItem):
         hit = next((t for t in block.turns if t.turn == block.turn), block.turns[0])
         head = Text.assemble(
             (f"{block.rank}. ", "bold"),
-            (block.session_title or block.session_id, "bold"),
+            (printable(block.session_title or block.session_id, one_line=True), "bold"),
             (
                 f"  {day(block.session_date.astimezone(tz) if block.session_date else None)}"
                 f"  turn {block.turn}",
@@ -29,7 +30,7 @@ class HitItem(ListItem):
             ),
         )
         body = Text.assemble(
-            (f"{hit.speaker}: " if hit.speaker else "", "italic"),
+            (printable(f"{hit.speaker}: ", one_line=True) if hit.speaker else "", "italic"),
             highlight(snippet(hit.text, keywords), keywords),
         )
         super().__init__(Static(head, classes="hit-head"), Static(body, classes="hit-body"))

@@ -7,6 +7,8 @@ from datetime import datetime
 
 from rich.text import Text
 
+from ...terminal import printable
+
 _WORD = re.compile(r"\w+", re.UNICODE)
 _CITATION = re.compile(r"\[[^\[\]]{1,300}?turns?\s*#?\s*\d+[^\[\]]*\]", re.IGNORECASE)
 
@@ -26,11 +28,16 @@ def term_pattern(keywords: str) -> re.Pattern[str] | None:
 
 def highlight(text: str, keywords: str, style: str = "bold reverse") -> Text:
     """`text` as rich Text with the query's words styled."""
-    out = Text(text)
+    out = Text(printable(text))
     pattern = term_pattern(keywords)
     if pattern is not None:
         out.highlight_regex(pattern, style)
     return out
+
+
+def plain(text: str, one_line: bool = False) -> Text:
+    """Chat-supplied text as rich Text: never parsed as markup, control characters escaped."""
+    return Text(printable(text, one_line=one_line))
 
 
 def snippet(text: str, keywords: str, width: int = 220) -> str:
@@ -57,7 +64,7 @@ def stamp(when: datetime | None) -> str:
 
 def answer_text(answer: str) -> Text:
     """The answer with its `[session turn N]` citation markers styled."""
-    out = Text(answer)
+    out = Text(printable(answer))
     out.highlight_regex(_CITATION, "bold cyan")
     return out
 
@@ -72,22 +79,23 @@ def trajectory_line(event: object) -> Text:
         hits = len(event.hits)  # type: ignore[attr-defined]
         line = Text.assemble(
             ("🔎 search ", "bold"),
-            (", ".join(event.keywords), "yellow"),  # type: ignore[attr-defined]
+            (printable(", ".join(event.keywords), one_line=True), "yellow"),  # type: ignore[attr-defined]
             (span, "magenta"),
             (f"  → {hits} hit{'s' if hits != 1 else ''}", "dim"),
         )
         return line
     if kind == "note":
         where = ", ".join(f"{s} turn {t}" for s, t in event.saved)  # type: ignore[attr-defined]
-        return Text.assemble(("   📝 noted ", "green"), (where or "nothing", ""))
+        return Text.assemble(("   📝 noted ", "green"), (printable(where, one_line=True) or "nothing", ""))
     if kind == "retry":
         state = "gave up" if event.gave_up else "retrying"  # type: ignore[attr-defined]
         return Text.assemble(
-            ("   ↻ ", "red"), (f"invalid {event.stage} output: {event.reason} ({state})", "dim")
+            ("   ↻ ", "red"),
+            (printable(f"invalid {event.stage} output: {event.reason} ({state})", one_line=True), "dim"),
         )  # type: ignore[attr-defined]
     if kind == "finish":
         return Text.assemble(
             ("✓ finished ", "bold green"),
             (f"({event.reason}): {event.searches} searches, {event.notes} notes", "dim"),
         )  # type: ignore[attr-defined]
-    return Text(str(event))
+    return plain(str(event))

@@ -157,7 +157,7 @@ def as_utc(dt: datetime, tz: tzinfo = timezone.utc) -> datetime:
 
 def stable_id(*parts: str) -> str:
     """Short stable hash for sources without ids (text exports)."""
-    return hashlib.sha1("\x1f".join(parts).encode("utf-8")).hexdigest()[:16]
+    return hashlib.sha1("\x1f".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def finish_session(session: Session) -> Session | None:

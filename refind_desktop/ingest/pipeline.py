@@ -14,6 +14,7 @@ from ..errors import describe_failure
 from ..index.catalog import Catalog, FileRecord, SessionRecord
 from ..index.sourcebook import REBUILD_NAME, SOURCES_NAME, RebuildMarker, SourceBook
 from ..index.store import TurnIndex, TurnWriter
+from ..terminal import scrub
 from ..types import Session
 from .base import ParseContext
 from .detect import Skipped, Source, discover
@@ -192,6 +193,13 @@ class Ingestor(Forgetting):
             skipped = [s for s in skipped if not under(s.path, own)]
             kept: list[Source] = []
             for src in sources:
+                if scrub(str(src.path)) != str(src.path):
+                    report.skipped.append(
+                        Skipped(
+                            str(src.path), "the file name is not valid UTF-8; rename the file to ingest it"
+                        )
+                    )
+                    continue
                 root = self.catalog.ignored_root(str(src.path))
                 if root is None:
                     kept.append(src)
@@ -369,7 +377,15 @@ class Ingestor(Forgetting):
             self.catalog.put_skipped(str(src.path), reason)
 
     def _prepare(self, s: Session, source: str, ctx: ParseContext) -> tuple[str, ...]:
-        """Drop out-of-range timestamps (say so), date undated turns by the session, return turn hashes."""
+        """Drop out-of-range timestamps (say so), date undated turns by the session, return turn hashes.
+
+        Lone surrogates (a JSON `\\udf79` escape, undecodable bytes) become U+FFFD: the index
+        and catalog store only valid UTF-8.
+        """
+        s.session_id, s.title = scrub(s.session_id), scrub(s.title or "")
+        s.participants = [scrub(p) for p in s.participants or []]
+        for t in s.turns:
+            t.text, t.speaker = scrub(t.text), scrub(t.speaker or "")
         bad = 0
         for t in s.turns:
             if t.timestamp is not None and not _in_range(t.timestamp):

@@ -8,6 +8,8 @@ shown. `printable()` is the one function every front end passes such text throug
 
 from __future__ import annotations
 
+import re
+
 _CONTROL = [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0)]
 _BIDI = [0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
 
@@ -33,6 +35,15 @@ def printable(text: object, one_line: bool = False) -> str:
     """
     s = text if isinstance(text, str) else str(text)
     return s.translate(_ONE_LINE_TABLE if one_line else _MULTI_TABLE)
+
+
+def scrub(text: str) -> str:
+    """`text` with lone surrogates (undecodable bytes carried through Python) replaced by U+FFFD,
+    so it can be stored in SQLite and tantivy, which take only valid UTF-8."""
+    return _LONE.sub("\ufffd", text) if _LONE.search(text) else text
+
+
+_LONE = re.compile("[\ud800-\udfff]")
 
 
 def is_printable(text: str) -> bool:

@@ -12,6 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..errors import IndexDamagedError
+from ..terminal import scrub
 from ..types import SessionInfo
 from .integrity import DAMAGED_HINT
 from .migrations import enable_wal, migrate
@@ -156,7 +157,9 @@ class Catalog:
     # -- skipped -------------------------------------------------------------
     def put_skipped(self, path: str, reason: str) -> None:
         """Remember why a path was skipped (shown by `refind stats`)."""
-        self.db.execute("INSERT OR REPLACE INTO skipped VALUES (?,?,?)", (path, reason, time.time()))
+        self.db.execute(
+            "INSERT OR REPLACE INTO skipped VALUES (?,?,?)", (scrub(path), scrub(reason), time.time())
+        )
 
     def clear_skipped(self, path: str) -> None:
         """Forget a skip (the path ingested fine, or it is gone)."""
@@ -190,7 +193,7 @@ class Catalog:
     def put_note(self, path: str, kind: str, detail: str) -> None:
         """Mark a file as read in part (`partial`) or with old turns kept (`held`), with the reason."""
         self.db.execute(
-            "INSERT OR REPLACE INTO file_notes VALUES (?,?,?,?)", (path, kind, detail, time.time())
+            "INSERT OR REPLACE INTO file_notes VALUES (?,?,?,?)", (path, kind, scrub(detail), time.time())
         )
 
     def clear_note(self, path: str) -> None:

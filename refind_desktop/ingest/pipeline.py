@@ -6,7 +6,7 @@ import hashlib
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone, tzinfo
+from datetime import tzinfo
 from pathlib import Path
 from typing import Protocol
 
@@ -14,18 +14,16 @@ from ..errors import describe_failure
 from ..index.catalog import Catalog, FileRecord, SessionRecord
 from ..index.sourcebook import REBUILD_NAME, SOURCES_NAME, RebuildMarker, SourceBook
 from ..index.store import TurnIndex, TurnWriter
+from ..terminal import scrub
 from ..types import Session
 from .base import ParseContext
 from .forget import Forgetting, under
 from .formats import get_parser
 from .limits import Limits
+from .prepare import alt_id, prepare_session, turn_hash  # noqa: F401 - turn_hash is public here
 from .walker import Skipped, Source, discover
 
 ProgressFn = Callable[["IngestProgress"], None]
-# tantivy stores dates as nanoseconds in an i64 (1677-09-21 .. 2262-04-11); a turn stamped outside
-# this (slightly narrower) span keeps its text and loses only its timestamp.
-TS_MIN = datetime(1678, 1, 1, tzinfo=timezone.utc)
-TS_MAX = datetime(2262, 1, 1, tzinfo=timezone.utc)
 
 
 @dataclass
@@ -65,11 +63,6 @@ class IngestReport:
             "partial": self.partial,
             "held": self.held,
         }
-
-
-def turn_hash(text: str, speaker: str, ts: object) -> str:
-    """Short fingerprint of a turn's content, used to find what changed in a re-read file."""
-    return hashlib.blake2b(f"{speaker}\x1f{ts}\x1f{text}".encode(), digest_size=6).hexdigest()
 
 
 def fingerprint(path: Path) -> tuple[int, int]:
@@ -199,6 +192,13 @@ class Ingestor(Forgetting):
             skipped = [s for s in skipped if not under(s.path, own)]
             kept: list[Source] = []
             for src in sources:
+                if scrub(str(src.path)) != str(src.path):
+                    report.skipped.append(
+                        Skipped(
+                            str(src.path), "the file name is not valid UTF-8; rename the file to ingest it"
+                        )
+                    )
+                    continue
                 root = self.catalog.ignored_root(str(src.path))
                 if root is None:
                     kept.append(src)
@@ -376,24 +376,7 @@ class Ingestor(Forgetting):
             self.catalog.put_skipped(str(src.path), reason)
 
     def _prepare(self, s: Session, source: str, ctx: ParseContext) -> tuple[str, ...]:
-        """Drop out-of-range timestamps (say so), date undated turns by the session, return turn hashes."""
-        bad = 0
-        for t in s.turns:
-            if t.timestamp is not None and not _in_range(t.timestamp):
-                t.timestamp = None
-                bad += 1
-        if s.started_at is not None and not _in_range(s.started_at):
-            s.started_at = None
-            bad += 1
-        if bad:
-            ctx.warn(
-                f"{source}: session {s.session_id}: {bad} timestamps outside 1678-2261 dropped "
-                "(the turns are kept, undated)"
-            )
-        for t in s.turns:
-            if t.timestamp is None:
-                t.timestamp = s.started_at
-        return tuple(turn_hash(t.text, t.speaker, t.timestamp) for t in s.turns)
+        return prepare_session(s, source, ctx)
 
     def _apply_session(
         self,
@@ -476,20 +459,6 @@ class _ChangedWhileRead(Exception):
     """The file's size or mtime changed between the start and the end of its parse."""
 
 
-def alt_id(sid: str, source: str) -> str:
-    """Id of a differing copy of session `sid` found in another file: unique per source."""
-    return f"{sid}@{hashlib.blake2b(source.encode(), digest_size=4).hexdigest()}"
-
-
 def forgotten_reason(root: str) -> str:
     """Skip reason of a path on the ignore list."""
     return f"forgotten (`refind forget {root}`); run `refind unforget {root}` to index it again"
-
-
-def _in_range(dt: datetime) -> bool:
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=timezone.utc)
-    try:
-        return TS_MIN <= dt <= TS_MAX
-    except (OverflowError, ValueError):
-        return False

@@ -135,3 +135,18 @@ def test_json_error_in_conversation_4_of_500_keeps_1_to_3_and_stats_says_partial
     rep = svc.ingestor.ingest([path])
     assert rep.added_turns == 497 and not rep.partial
     assert "PARTIAL" not in refind(refind_home, "stats").stdout
+
+
+def test_lone_surrogates_in_text_and_undecodable_file_names_never_crash_the_ingest(svc, tmp_path):
+    chats = tmp_path / "chats"
+    chats.mkdir()
+    lines = [
+        json.dumps({"role": "user", "content": "tomato \udf79 seedlings"}),  # the JSON escape \udf79
+        json.dumps({"role": "assistant", "content": "sow in march", "name": "bot\ud800"}),
+    ]
+    (chats / "s.jsonl").write_text("\n".join(lines) + "\n")
+    (chats / os.fsdecode(b"bad-\xff-name.jsonl")).write_text("\n".join(lines) + "\n")
+    rep = svc.ingestor.ingest([chats])
+    assert rep.added_turns == 1, (rep.skipped, rep.warnings)
+    assert any("not valid UTF-8" in s.reason for s in rep.skipped)
+    assert "tomato \ufffd seedlings" in svc.engine.search("tomato seedlings")[0].turns[0].text

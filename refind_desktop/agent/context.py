@@ -87,8 +87,8 @@ def build_context(
     budget: int,
     count: Callable[[str], int],
     newest_first: bool = False,
-    hit_chars: int = 900,
-    near_chars: int = 500,
+    hit_chars: int = 700,
+    near_chars: int = 300,
 ) -> Context:
     """Notes → context of at most `budget` tokens: hit turns first, then neighbours, then the rest."""
     info = {n.block.session_id: (n.block.session_date, n.block.session_title) for n in notes}

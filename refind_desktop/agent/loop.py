@@ -40,7 +40,7 @@ class AgentConfig:
     """Extra attempts per model step after an invalid output; then the step gives up."""
     controller: str = "auto"
     """auto | small | oneshot (see controllers/base.py)."""
-    answer_tokens: int = 1500
+    answer_tokens: int = 1000
     """Token budget of the answer stage's context (counted with the model's tokenizer)."""
     answer_max_tokens: int = 80
     """Tokens of the written answer (one sentence and its tags: small models ramble otherwise)."""

@@ -92,26 +92,26 @@ def next_prompt(head: str, history: list[str], left: int, dates: bool) -> str:
     )
 
 
+def _question(head: str) -> str:
+    return next((line for line in head.splitlines() if line.startswith("Question: ")), "")
+
+
 def answer_prompt(head: str, context: str, newest_first: bool) -> str:
-    """The answer call: the budgeted context, then one short sentence with tags."""
-    order = (
-        "Sessions are newest first; when a fact changed, the newest session holds now.\n"
-        if newest_first
-        else "Sessions are in date order.\n"
-    )
+    """The answer call: the budgeted context, the question again (small models need it right before
+    they answer), then one short sentence with tags."""
+    order = "newest session first" if newest_first else "oldest session first"
     return (
-        head + f"Notes from the user's chats:\n<<<DATA\n{context}\nDATA>>>\n\n{order}"
-        "Answer the question in one short sentence using only the notes, then cite the tag of each "
-        "turn you used, like [S1 T2]. If the notes do not contain the answer, reply exactly: "
-        '"That is not in your history."'
+        head + f"Notes from the user's chats ({order}):\n<<<DATA\n{context}\nDATA>>>\n\n"
+        f"{_question(head)}\nAnswer it in one short sentence from the notes, then cite the tag of each "
+        "turn you used, like [S1 T2]."
     )
 
 
 def extract_prompt(head: str, context: str, instruction: str) -> str:
     """The aggregation call: items with tags under a schema; the program computes the answer."""
     return (
-        head + f"Notes from the user's chats:\n<<<DATA\n{context}\nDATA>>>\n\n{instruction} "
-        "Use only items written in the notes; an empty list if there are none.\n"
+        head + f"Notes from the user's chats:\n<<<DATA\n{context}\nDATA>>>\n\n{_question(head)}\n"
+        f"{instruction} Use only items written in the notes; an empty list if there are none.\n"
         'Reply as JSON: {"items": [{"tag": "S1 T2", "item": "...", "value": null}]}'
     )
 

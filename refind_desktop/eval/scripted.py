@@ -37,8 +37,10 @@ def _content_words(text: str) -> list[str]:
 def _controller_reply(messages: list[ChatMessage], schema: dict) -> dict:
     props = schema.get("properties", {})
     reply: dict = {}
-    if "relevant" in props:
-        return {"relevant": True}
+    if "relevant" in props:  # the batched relevance call: keep every result it was shown
+        return {"relevant": list(props["relevant"].get("items", {}).get("enum", [1]))}
+    if "items" in props:  # an aggregation's extraction: nothing extracted (the written answer follows)
+        return {"items": []}
     if "indices" in props:
         return {"indices": [1]}
     if "action" in props:

@@ -61,6 +61,8 @@ class LlamaBackend:
     name = "llama"
     supports_schema = True
     can_stream = True
+    controller_hint = "auto"
+    """The catalog's controller default for this model (set by the factory)."""
 
     def __init__(
         self,

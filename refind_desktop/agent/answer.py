@@ -12,7 +12,7 @@ from ..llm.base import Completion
 from . import prompts
 from .aggregate import INSTRUCTIONS, Item, compute, items_schema, stated
 from .context import Context, build_context
-from .events import AnswerEvent, AnswerTokenEvent
+from .events import AnswerEvent, AnswerTokenEvent, Note
 from .keywords import content_words
 from .run import Run
 
@@ -51,8 +51,14 @@ def answer(run: Run, budget: int, max_tokens: int) -> Answer:
     count = token_counter(run.backend)
     words = content_words(run.question)
     newest = run.kind.kind == "latest"
+    # the first search's other results follow the notes as candidates: a small model's relevance call
+    # ranks (what it kept is read first) rather than discards (measured: it drops answers)
+    noted = {(n.block.session_id, n.block.turn) for n in run.notes}
+    reading = run.notes + [
+        Note(b, 1, "candidate") for b in run.first_blocks if (b.session_id, b.turn) not in noted
+    ]
     while True:
-        ctx = build_context(run.notes, words, run.tags, budget, count, newest_first=newest)
+        ctx = build_context(reading, words, run.tags, budget, count, newest_first=newest)
         try:
             if run.kind.aggregates and ctx.labels:
                 done = _computed(run, ctx)

@@ -67,13 +67,13 @@ def _units(notes: list[Note], words: list[str], hit_chars: int, near_chars: int)
     units: dict[tuple[str, int], _Unit] = {}
     for rank, note in enumerate(notes):
         b = note.block
-        fallback = 1 if note.how == "fallback" else 0
+        fallback = 1 if note.how in ("fallback", "candidate") else 0
         hits = set(b.hit_turns) or {b.turn}
         for t in b.turns:
             gap = min(abs(t.turn - h) for h in hits)
             level = 0 if gap == 0 else 1 if gap == 1 else 2
             cap = hit_chars if level == 0 else near_chars if level == 1 else near_chars // 2
-            unit = _Unit(b.session_id, t.turn, t.speaker, focus(t.text, words, cap), (fallback, level, rank))
+            unit = _Unit(b.session_id, t.turn, t.speaker, focus(t.text, words, cap), (level, fallback, rank))
             key = (b.session_id, t.turn)
             if key not in units or unit.priority < units[key].priority:
                 units[key] = unit
@@ -90,7 +90,8 @@ def build_context(
     hit_chars: int = 700,
     near_chars: int = 300,
 ) -> Context:
-    """Notes → context of at most `budget` tokens: hit turns first, then neighbours, then the rest."""
+    """Notes → context of at most `budget` tokens: hit turns first (noted before candidates), then
+    their neighbours, then the rest."""
     info = {n.block.session_id: (n.block.session_date, n.block.session_title) for n in notes}
     when = {
         (n.block.session_id, t.turn): t.timestamp or n.block.session_date

@@ -144,9 +144,14 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if svc.index.num_turns() == 0:
         raise NotFoundError("nothing is indexed yet; add chat exports with `refind ingest PATH`")
     now = parse_now(args.now, svc.tz)
-    if not args.json:
-        print("loading the model...", file=sys.stderr, flush=True)
-    backend = load_backend(svc, args.backend, args.model)
+    from ..llm.lazy import LazyBackend
+
+    def loading() -> None:
+        if not args.json:
+            print("loading the model...", file=sys.stderr, flush=True)
+
+    # built on the first model call: the first search and its hits print before the model loads
+    backend = LazyBackend(lambda: load_backend(svc, args.backend, args.model), on_load=loading)
     try:
         result = mode.run(svc, backend, question, now=now, on_event=None if args.json else StepPrinter(True))
     finally:

@@ -17,6 +17,7 @@ from textual.reactive import reactive
 from textual.widgets import Input, Label, ListItem, ListView, ProgressBar, Select
 from textual.worker import Worker, WorkerState
 
+from ...llm.lazy import LazyBackend
 from ...modes import get_mode, mode_names
 from ..messages import AgentStepped, AnswerStreamed, QuestionAnswered, forward_failure
 from ..widgets.answer import AnswerView, TrajectoryView
@@ -28,31 +29,6 @@ BACKENDS = ("llama", "openai")
 def answer_question(svc, backend, mode: str, question: str, on_event: Callable, cancel: threading.Event):
     """Run one question in `mode` through the registry (every mode takes `cancel`: Esc stops it)."""
     return get_mode(mode).run(svc, backend, question, on_event=on_event, cancel=cancel)
-
-
-class LazyBackend:
-    """The back end, acquired on its first model call: the first search (no model call) and its
-    hits show before the model is loaded."""
-
-    def __init__(self, acquire: Callable[[], object], held: threading.Lock | None = None) -> None:
-        self._acquire = acquire
-        self._held = held
-        self._backend: object | None = None
-
-    def _get(self) -> object:
-        if self._backend is None:
-            if self._held is None:
-                self._backend = self._acquire()
-            else:  # the worker holds the model lock, which preparing a model takes too
-                self._held.release()
-                try:
-                    self._backend = self._acquire()
-                finally:
-                    self._held.acquire()
-        return self._backend
-
-    def __getattr__(self, name: str) -> object:
-        return getattr(self._get(), name)
 
 
 @dataclass

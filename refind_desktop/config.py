@@ -48,7 +48,10 @@ class Settings:
     context_window: int = 2
     """Turns of context before and after each hit."""
     max_searches: int = 4
-    """Search rounds per question in ReFind mode."""
+    """Search rounds per question in ReFind mode (one-shot controller)."""
+    controller: str = "auto"
+    """ReFind controller: "small" (stepwise, for small local models), "oneshot" (the paper's take_note
+    controller, for strong models) or "auto" (by the model: the catalog's default, else by size)."""
     embed_model: str = ""
     """Sentence-transformers model for Raw-RAG/hybrid: a local folder or cached name (empty = the packaged
     all-MiniLM-L6-v2). Nothing is fetched from a model hub. Changing it needs `refind embed --rebuild`."""

@@ -118,3 +118,22 @@ def environment_failure(exc: BaseException, where: str = "the data folder") -> R
     if isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError):
         return IndexDamagedError(f"the index is damaged ({text}): run `refind reindex` to rebuild it")
     return None
+
+
+class InvalidOutputError(BackendError):
+    """The model answered, but not in the form asked for (bad JSON, schema violation): retry."""
+
+    title = "invalid model output"
+
+
+class ContextOverflowError(BackendError):
+    """The prompt does not fit the model's context window: send less text (or raise n_ctx)."""
+
+    title = "prompt too long for the model"
+
+
+class BackendUnavailableError(BackendError):
+    """The back end cannot be reached or is not serving (connection refused, timeout, no model):
+    stop and say what to check (server URL, model loaded), never answer as if nothing were found."""
+
+    title = "model back end unreachable"

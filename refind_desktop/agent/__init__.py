@@ -12,7 +12,8 @@ from .events import (
     RetryEvent,
     SearchEvent,
 )
-from .loop import MODES, Agent, AgentConfig, SearchAction
+from .loop import MODES, Agent, AgentConfig
+from .run import DateHint, Run
 
 __all__ = [
     "MODES",
@@ -22,11 +23,12 @@ __all__ = [
     "AgentResult",
     "AnswerEvent",
     "AnswerTokenEvent",
+    "DateHint",
     "Event",
     "FinishEvent",
     "Note",
     "NoteEvent",
     "RetryEvent",
-    "SearchAction",
+    "Run",
     "SearchEvent",
 ]

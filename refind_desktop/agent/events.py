@@ -152,6 +152,8 @@ class Note:
 
     block: Block
     step: int
+    how: str = ""
+    """How it was saved: "judged", "chosen", "all" or "fallback" (see NoteEvent.how)."""
 
 
 @dataclass
@@ -169,6 +171,12 @@ class AgentResult:
     stage_usage: dict[str, Usage]
     timings: dict[str, float]
     abstained: bool = False
+    kind: str = "lookup"
+    """The question's kind (agent/classify.py): count, sum, date_diff, order, latest or lookup."""
+    tags: dict[str, str] = field(default_factory=dict)
+    """Citation tag of each session in the prompts ("S1" → session id)."""
+    computed: bool = False
+    """True when the program computed the answer from extracted items (count, sum, dates, order)."""
 
     @property
     def searches(self) -> list[SearchEvent]:
@@ -193,6 +201,9 @@ class AgentResult:
             "now": self.now.isoformat(),
             "answer": self.answer,
             "abstained": self.abstained,
+            "kind": self.kind,
+            "computed": self.computed,
+            "tags": dict(self.tags),
             "citations": [{"session_id": s, "turn": t} for s, t in self.citations],
             "trajectory": [e.to_json() for e in self.trajectory if isinstance(e, TRAJECTORY_TYPES)],
             "notes": [

@@ -11,12 +11,10 @@ from pathlib import Path
 
 from ..errors import ConfigError, NotFoundError
 from ..llm.factory import BACKENDS
-from ..rag import RAG_RUNNERS
+from ..modes import MODES, get_mode, positional_runner
 from ..search.engine import block_to_json
 from ..terminal import printable
 from .common import print_json, services
-
-AGENT_MODES = ("refind", "generic", "one-search")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -25,11 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("question", nargs="+")
     p.add_argument(
         "--mode",
-        choices=tuple(MODE_RUNNERS),
+        choices=tuple(MODES),
         default=None,
-        help="refind (default): agentic search; generic: plain BM25 agent; one-search: a "
-        "single search straight to the answer; rawrag: dense windows + rerank "
-        "(needs `refind embed`); hybrid: the agent over BM25+dense four-way RRF",
+        help="; ".join(f"{m.name}: {m.description}" for m in MODES.values()),
     )
     p.add_argument("--backend", choices=tuple(BACKENDS), default=None, help="model back end")
     p.add_argument("--model", default=None, metavar="NAME|PATH", help="catalog name or GGUF path")
@@ -70,11 +66,19 @@ def parse_now(value: str | None, tz) -> datetime | None:
     return when if when.tzinfo else when.replace(tzinfo=tz)
 
 
-class StepPrinter:
-    """Human-readable progress: steps on stderr, answer tokens on stdout."""
+def _day(when) -> str:
+    return when.date().isoformat() if when else "????-??-??"
 
-    def __init__(self, stream_answer: bool) -> None:
+
+class StepPrinter:
+    """Human-readable progress: steps on stderr (the first search's top hits verbatim, with their
+    session dates, as soon as it returns: evidence first), answer tokens on stdout."""
+
+    def __init__(self, stream_answer: bool, evidence: int = 3, evidence_chars: int = 300) -> None:
         self.stream_answer = stream_answer
+        self.evidence = evidence
+        self.evidence_chars = evidence_chars
+        self._shown = False
 
     def __call__(self, event) -> None:
         from ..agent import AnswerTokenEvent, FinishEvent, NoteEvent, RetryEvent, SearchEvent
@@ -92,6 +96,22 @@ class StepPrinter:
                 file=err,
                 flush=True,
             )
+            if not self._shown and event.blocks:
+                self._shown = True
+                for b in event.blocks[: self.evidence]:
+                    hit = next((t for t in b.turns if t.turn == b.turn), b.turns[0])
+                    text = " ".join(hit.text.split())
+                    if len(text) > self.evidence_chars:
+                        text = text[: self.evidence_chars - 1] + "…"
+                    who = f"{hit.speaker}: " if hit.speaker else ""
+                    print(
+                        printable(
+                            f"  {_day(b.session_date)}  {b.session_id} turn {b.turn}  {who}{text}",
+                            one_line=True,
+                        ),
+                        file=err,
+                        flush=True,
+                    )
         elif isinstance(event, NoteEvent):
             where = ", ".join(f"{s} turn {t}" for s, t in event.saved)
             print(printable(f"  noted {event.indices}: {where}", one_line=True), file=err, flush=True)
@@ -113,19 +133,9 @@ class StepPrinter:
             sys.stdout.flush()
 
 
-def run_agent(svc, backend, mode: str, question: str, now: datetime | None, on_event: Callable):
-    """ReFind-family modes: one Agent run."""
-    from ..agent import Agent, AgentConfig
-
-    config = AgentConfig(max_searches=svc.settings.max_searches)
-    agent = Agent(svc.engine, backend, mode=mode, options=svc.search_options(), config=config)
-    return agent.run(question, now=now, on_event=on_event)
-
-
-# Mode name -> runner(svc, backend, mode, question, now, on_event) returning an object with
-# `.answer`, `.citations` and `.to_json()`. The raw-RAG modes ("rawrag", "hybrid") register here.
-MODE_RUNNERS: dict[str, Callable] = {m: run_agent for m in AGENT_MODES}
-MODE_RUNNERS.update(RAG_RUNNERS)  # rawrag, hybrid: light wrappers, numpy/torch load only when they run
+MODE_RUNNERS: dict[str, Callable] = {name: positional_runner for name in MODES}
+"""Mode name → runner(svc, backend, mode, question, now, on_event) for the eval harness (the
+registry in refind_desktop/modes.py behind one positional signature)."""
 
 
 def trace_json(result) -> dict:
@@ -141,19 +151,21 @@ def trace_json(result) -> dict:
 def cmd_ask(args: argparse.Namespace) -> int:
     """`refind ask QUESTION`"""
     svc = services()
-    mode = args.mode or svc.settings.mode
-    runner = MODE_RUNNERS.get(mode)
-    if runner is None:
-        raise ConfigError(f"mode {mode!r} is not available; choose one of {', '.join(MODE_RUNNERS)}")
+    mode = get_mode(args.mode or svc.settings.mode)
     question = " ".join(args.question)
     if svc.index.num_turns() == 0:
         raise NotFoundError("nothing is indexed yet; add chat exports with `refind ingest PATH`")
     now = parse_now(args.now, svc.tz)
-    if not args.json:
-        print("loading the model...", file=sys.stderr, flush=True)
-    backend = load_backend(svc, args.backend, args.model)
+    from ..llm.lazy import LazyBackend
+
+    def loading() -> None:
+        if not args.json:
+            print("loading the model...", file=sys.stderr, flush=True)
+
+    # built on the first model call: the first search and its hits print before the model loads
+    backend = LazyBackend(lambda: load_backend(svc, args.backend, args.model), on_load=loading)
     try:
-        result = runner(svc, backend, mode, question, now, None if args.json else StepPrinter(True))
+        result = mode.run(svc, backend, question, now=now, on_event=None if args.json else StepPrinter(True))
     finally:
         svc.close()
     if args.trace:
@@ -165,8 +177,13 @@ def cmd_ask(args: argparse.Namespace) -> int:
         return 0
     sys.stdout.write("\n")
     if result.citations:
+        tags = {sid: tag for tag, sid in getattr(result, "tags", {}).items()}
         print(
-            "\nsources: " + printable("; ".join(f"{s} turn {t}" for s, t in result.citations), one_line=True)
+            "\nsources: "
+            + printable(
+                "; ".join(f"[{tags.get(s, '?')} T{t}] {s} turn {t}" for s, t in result.citations),
+                one_line=True,
+            )
         )
         print("open one with: refind show SESSION --turn N", file=sys.stderr)
     return 0

@@ -60,15 +60,12 @@ def eval_setup() -> None:
 
 
 def qa_runner(mode: str) -> Callable:
-    """The answer-mode runner for `eval qa` (the agent's registry; injected into the harness)."""
-    from .ask import MODE_RUNNERS
+    """The answer-mode runner for `eval qa`: the core's one registry (`modes.py`), injected into the
+    harness as `runner(svc, backend, mode, question, now, on_event)`."""
+    from ..modes import get_mode, positional_runner
 
-    runner = MODE_RUNNERS.get(mode)
-    if runner is None:
-        raise ConfigError(
-            f"mode {mode!r} is not available in this build; available: {', '.join(MODE_RUNNERS)}"
-        )
-    return runner
+    get_mode(mode)  # a ConfigError naming the available modes
+    return positional_runner
 
 
 def _ks(value: str) -> tuple[int, ...]:

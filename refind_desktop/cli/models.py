@@ -59,6 +59,10 @@ def cmd_list(args: argparse.Namespace) -> int:
                 "embedded": e.embedded,
                 "url": e.url,
                 "description": e.description,
+                "controller": e.controller,
+                "seconds_per_question": e.seconds_per_question or None,
+                "accuracy": e.accuracy if e.accuracy >= 0 else None,
+                "measured": e.measured,
             }
         )
     if in_use and not any(r["in_use"] for r in rows):
@@ -85,6 +89,9 @@ def cmd_list(args: argparse.Namespace) -> int:
             notes.append("embedded default")
         if not r["verified_digest"]:
             notes.append("no pinned sha256")
+        speed = catalog.get_model(r["name"]).speed_note
+        if speed:
+            notes.append(speed)
         print(f"{mark} {r['name']:<30} {_human(r['size']):>8}  {state:<8} {', '.join(notes)}")
     print(
         f"\n* = in use; parts = installed from PyPI, assembled on first use; models folder: {folder}",

@@ -37,6 +37,10 @@ def _content_words(text: str) -> list[str]:
 def _controller_reply(messages: list[ChatMessage], schema: dict) -> dict:
     props = schema.get("properties", {})
     reply: dict = {}
+    if "relevant" in props:  # the batched relevance call: keep every result it was shown
+        return {"relevant": list(props["relevant"].get("items", {}).get("enum", [1]))}
+    if "items" in props:  # an aggregation's extraction: nothing extracted (the written answer follows)
+        return {"items": []}
     if set(props) == {"answer"}:  # judge one result (agent/schemas.py JUDGE_SCHEMA): keep it
         return {"answer": props["answer"].get("enum", ["yes"])[0]}
     if "indices" in props:

@@ -58,6 +58,24 @@ class ModelEntry:
     parts: tuple[str, ...] = ()
     parts_version: str = ""
     embedded: bool = False
+    controller: str = "auto"
+    """The ReFind controller this model runs best with: small, oneshot or auto (agent/controllers)."""
+    seconds_per_question: float = 0.0
+    """Measured end-to-end seconds per question of `refind eval qa` (0 = not measured)."""
+    accuracy: float = -1.0
+    """Measured deterministic accuracy on the same run (-1 = not measured)."""
+    measured: str = ""
+    """How the two figures were measured (command, questions, machine)."""
+
+    @property
+    def speed_note(self) -> str:
+        """ "~95 s/question, accuracy 0.25" or "" when not measured."""
+        parts = []
+        if self.seconds_per_question > 0:
+            parts.append(f"~{self.seconds_per_question:.0f} s/question")
+        if self.accuracy >= 0:
+            parts.append(f"accuracy {self.accuracy:.2f}")
+        return ", ".join(parts)
 
     @property
     def verifiable(self) -> bool:

@@ -17,6 +17,17 @@ BACKENDS = {"llama": "local model on this computer", "openai": "an OpenAI-compat
 and the TUI menus."""
 
 
+def _catalog_controller(name: str | None, path: object) -> str:
+    """The catalog's controller default for a model given by name, embedded default or file name."""
+    from .catalog import list_models
+
+    file = getattr(path, "name", "")
+    for entry in list_models():
+        if entry.name == (name or "") or (not name and entry.embedded) or entry.file == file:
+            return entry.controller
+    return "auto"
+
+
 def make_backend(
     settings: Settings, backend: str | None = None, model: str | None = None, progress: Progress | None = None
 ) -> LLMBackend:
@@ -28,13 +39,16 @@ def make_backend(
     if kind == "llama":
         from .llama import LlamaBackend
 
-        path = resolve_model(model if model is not None else settings.model, progress)
-        return LlamaBackend(
+        name = model if model is not None else settings.model
+        path = resolve_model(name, progress)
+        backend = LlamaBackend(
             path,
             n_ctx=settings.n_ctx,
             n_threads=settings.n_threads or os.cpu_count() or 1,
             n_gpu_layers=settings.n_gpu_layers,
         )
+        backend.controller_hint = _catalog_controller(name, path)
+        return backend
     if kind == "openai":
         from .openai_backend import OpenAIBackend
 

@@ -21,7 +21,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..errors import BackendError, MissingDependencyError, NotFoundError
+from ..errors import (
+    BackendError,
+    BackendUnavailableError,
+    ContextOverflowError,
+    MissingDependencyError,
+    NotFoundError,
+)
 from .base import ChatMessage, Completion, Usage
 from .schema import parse_json_output
 
@@ -55,6 +61,8 @@ class LlamaBackend:
     name = "llama"
     supports_schema = True
     can_stream = True
+    controller_hint = "auto"
+    """The catalog's controller default for this model (set by the factory)."""
 
     def __init__(
         self,
@@ -63,6 +71,12 @@ class LlamaBackend:
         n_threads: int = 0,
         n_gpu_layers: int = 0,
         prefix_reuse: bool = True,
+        n_batch: int = 512,
+        n_ubatch: int = 512,
+        n_threads_batch: int = 0,
+        flash_attn: bool = False,
+        type_k: int | None = None,
+        type_v: int | None = None,
     ) -> None:
         self._llama_cpp = import_llama_cpp()
         self.model_path = Path(model_path)
@@ -75,6 +89,16 @@ class LlamaBackend:
         self.n_threads = n_threads or os.cpu_count() or 1
         self.n_gpu_layers = n_gpu_layers
         self.prefix_reuse = prefix_reuse
+        self.tuning: dict[str, Any] = {
+            "n_batch": n_batch,
+            "n_ubatch": n_ubatch,
+            "n_threads_batch": n_threads_batch or self.n_threads,
+            "flash_attn": flash_attn,
+        }
+        if type_k is not None:
+            self.tuning["type_k"] = type_k
+        if type_v is not None:
+            self.tuning["type_v"] = type_v
         self._lock = threading.Lock()
         self._llm: Any = None
 
@@ -97,9 +121,10 @@ class LlamaBackend:
                     n_threads=self.n_threads,
                     n_gpu_layers=self.n_gpu_layers,
                     verbose=False,
+                    **self.tuning,
                 )
             except (ValueError, RuntimeError, OSError) as exc:
-                raise BackendError(
+                raise BackendUnavailableError(
                     f"could not load {self.model_path.name} ({exc}); check the file is a "
                     "GGUF this llama.cpp supports (pull it again), or lower n_ctx"
                 ) from exc
@@ -129,7 +154,7 @@ class LlamaBackend:
             try:
                 yield llm, state
             except ValueError as exc:  # llama-cpp-python's "Requested tokens exceed context window"
-                raise BackendError(f"{exc}; raise n_ctx (`refind config`) or send less text") from exc
+                raise ContextOverflowError(f"{exc}; raise n_ctx (`refind config`) or send less text") from exc
             except RuntimeError as exc:
                 raise BackendError(f"llama.cpp failed during generation ({exc})") from exc
             finally:
@@ -146,6 +171,12 @@ class LlamaBackend:
             calls=1,
             seconds=time.perf_counter() - state["start"],
         )
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of `text` with this model's own tokenizer (loads the model on first use)."""
+        with self._lock:
+            llm = self._model()
+            return len(llm.tokenize(text.encode("utf-8"), False, False))
 
     # -- LLMBackend ----------------------------------------------------------------------------------
 

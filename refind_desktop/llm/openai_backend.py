@@ -12,7 +12,13 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlparse
 
-from ..errors import BackendError, ConfigError, MissingDependencyError
+from ..errors import (
+    BackendError,
+    BackendUnavailableError,
+    ConfigError,
+    ContextOverflowError,
+    MissingDependencyError,
+)
 from .base import ChatMessage, Completion, Usage
 from .schema import parse_json_output
 
@@ -77,12 +83,12 @@ class OpenAIBackend:
     def _translate(self, exc: Exception) -> Exception:
         o = self._openai
         if isinstance(exc, o.APITimeoutError):
-            return BackendError(
+            return BackendUnavailableError(
                 f"{self._where} did not answer in time; check the server is running and "
                 "not overloaded, or raise the timeout / use a smaller model"
             )
         if isinstance(exc, o.APIConnectionError):
-            return BackendError(
+            return BackendUnavailableError(
                 f"could not connect to {self._where} ({exc.__cause__ or exc}); start the "
                 "server or fix openai_base_url with `refind config`"
             )
@@ -91,13 +97,23 @@ class OpenAIBackend:
                 f"{self._where} rejected the API key; set OPENAI_API_KEY or `refind config` (openai_api_key)"
             )
         if isinstance(exc, o.NotFoundError):
-            return BackendError(
+            return BackendUnavailableError(
                 f"{self._where} has no model {self.model!r} ({exc.message}); set "
                 "openai_model with `refind config`"
             )
         if isinstance(exc, o.RateLimitError):
             return BackendError(f"{self._where} is rate-limiting requests ({exc.message}); wait and retry")
         if isinstance(exc, o.APIStatusError):
+            if _is_context_overflow(exc):
+                return ContextOverflowError(
+                    f"{self._where}: the prompt is longer than the model's context ({exc.message}); "
+                    "send less text or serve the model with a larger context"
+                )
+            if exc.status_code >= 500:
+                return BackendUnavailableError(
+                    f"{self._where} answered HTTP {exc.status_code}: {exc.message}; check the server "
+                    "log and that the model is loaded"
+                )
             return BackendError(f"{self._where} answered HTTP {exc.status_code}: {exc.message}")
         return BackendError(f"request to {self._where} failed: {exc}")
 
@@ -204,6 +220,12 @@ class OpenAIBackend:
         if raw_usage is None:
             usage.completion_tokens = len(pieces)
         yield Completion(text="".join(pieces), usage=usage)
+
+
+def _is_context_overflow(exc: Any) -> bool:
+    """True when an error status says the prompt exceeds the context (OpenAI, vLLM, llama.cpp wording)."""
+    message = str(getattr(exc, "message", "") or exc).lower()
+    return "context" in message and any(w in message for w in ("length", "exceed", "too long", "window"))
 
 
 def _rejects_json_schema(exc: Any) -> bool:

@@ -1,11 +1,16 @@
-"""JSON parsing and a small JSON-Schema check (the subset our action schemas use) for model output."""
+"""The one JSON-Schema check of model output (the subset our schemas use) and JSON parsing of replies.
+
+Every back end validates a schema-constrained reply here exactly once (`parse_json_output`); the agent
+trusts `Completion.data` and checks only its own rules (dates, result numbers) on top.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
-from ..errors import BackendError
+from ..errors import InvalidOutputError
 
 _TYPES: dict[str, tuple[type, ...]] = {
     "object": (dict,),
@@ -59,12 +64,39 @@ def schema_errors(data: Any, schema: dict, path: str = "$") -> list[str]:
         schema.get("minLength", 0) <= len(data) <= schema.get("maxLength", len(data))
     ):
         errors.append(f"{path}: length {len(data)} outside the allowed bounds")
+    if isinstance(data, str) and "pattern" in schema and not re.search(schema["pattern"], data):
+        errors.append(f"{path}: {data[:40]!r} does not match {schema['pattern']}")
     if isinstance(data, (int, float)) and not isinstance(data, bool):
         if "minimum" in schema and data < schema["minimum"]:
             errors.append(f"{path}: below {schema['minimum']}")
         if "maximum" in schema and data > schema["maximum"]:
             errors.append(f"{path}: above {schema['maximum']}")
     return errors
+
+
+def validate(data: Any, schema: dict) -> str | None:
+    """The problems of `data` under `schema` as one sentence, or None when it is valid."""
+    problems = schema_errors(data, schema)
+    return "; ".join(problems[:3]) if problems else None
+
+
+def extract_json(text: str) -> Any:
+    """The JSON value in a model's text (whole text, else the first {...} span); ValueError if none."""
+    text = text.strip()
+    if text.startswith("```"):
+        text = re.sub(r"^```\w*\s*|\s*```$", "", text)
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    start = text.find("{")
+    while start != -1:
+        try:
+            value, _ = json.JSONDecoder().raw_decode(text[start:])
+            return value
+        except ValueError:
+            start = text.find("{", start + 1)
+    raise ValueError("no JSON object in the output")
 
 
 def parse_json_output(text: str, schema: dict, who: str, truncated: bool = False) -> Any:
@@ -77,10 +109,12 @@ def parse_json_output(text: str, schema: dict, who: str, truncated: bool = False
             if truncated
             else "retry, or use a larger model"
         )
-        raise BackendError(
+        raise InvalidOutputError(
             f"{who} returned invalid JSON ({exc.msg} at char {exc.pos}); {hint}. Output began: {text[:200]!r}"
         ) from exc
     problems = schema_errors(data, schema)
     if problems:
-        raise BackendError(f"{who} returned JSON that does not fit the schema: {'; '.join(problems[:5])}")
+        raise InvalidOutputError(
+            f"{who} returned JSON that does not fit the schema: {'; '.join(problems[:5])}"
+        )
     return data

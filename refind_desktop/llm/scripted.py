@@ -10,8 +10,10 @@ from typing import Any
 
 from ..errors import BackendError
 from .base import ChatMessage, Completion, Usage
+from .schema import parse_json_output
 
-Reply = str | dict | list
+Reply = str | dict | list | BaseException
+"""A queued reply; an exception instance is raised by the call (e.g. a dead back end)."""
 Responder = Callable[[list[ChatMessage], dict | None], Reply]
 
 
@@ -33,9 +35,8 @@ class ScriptedCall:
 class ScriptedBackend:
     """An LLMBackend without a model: replies come from `enqueue()`d items, else from `responder`.
 
-    Dicts and lists are returned as JSON text with the parsed value in `Completion.data`;
-    a string given for a schema call is parsed as JSON when it can be (a bad string is a
-    BackendError, as a real back end would raise). An empty script raises BackendError.
+    Dicts and lists are returned as JSON text; for a schema call the text is parsed and checked
+    with the same validator as the real back ends (invalid output is an InvalidOutputError). An empty script raises BackendError.
     Usage counts characters/4 as tokens so that accounting code has numbers to add.
     """
 
@@ -86,18 +87,18 @@ class ScriptedBackend:
         messages = list(messages)
         self.calls.append(ScriptedCall(messages, schema))
         reply = self._next(messages, schema)
+        if isinstance(reply, BaseException):
+            raise reply
         data: Any = None
-        if isinstance(reply, dict | list):
-            text = json.dumps(reply)
-            data = reply
-        else:
-            text = str(reply)
-            if schema is not None:
-                try:
-                    data = json.loads(text)
-                except ValueError as exc:
-                    raise BackendError(f"output is not JSON: {text[:80]!r}") from exc
+        text = json.dumps(reply) if isinstance(reply, dict | list) else str(reply)
+        if schema is not None:  # checked like a real back end's output: the one validator, once
+            data = parse_json_output(text, schema, "scripted model")
         return Completion(text=text, usage=self._usage(messages, text), data=data)
+
+    @staticmethod
+    def count_tokens(text: str) -> int:
+        """About four characters a token (the same rule as its usage figures)."""
+        return len(text) // 4 + 1
 
     def stream(
         self, messages: list[ChatMessage], *, max_tokens: int = 512, temperature: float = 0.0
@@ -106,6 +107,8 @@ class ScriptedBackend:
         messages = list(messages)
         self.calls.append(ScriptedCall(messages, None, streamed=True))
         reply = self._next(messages, None)
+        if isinstance(reply, BaseException):
+            raise reply
         text = reply if isinstance(reply, str) else json.dumps(reply)
         pieces = text.split(" ")
         for i, piece in enumerate(pieces):
@@ -118,6 +121,10 @@ def stage_of(schema: dict | None) -> str:
     if schema is None:
         return "answer"
     props = set(schema.get("properties", {}))
+    if "relevant" in props:
+        return "relevance"
+    if "items" in props:
+        return "extract"
     if "answer" in props:
         return "judge"
     if "indices" in props:

@@ -1,15 +1,15 @@
 """run_ask: the one adapter between the MCP `ask` tool and the answer modes (agent and Raw-RAG).
 
-Today's code path is the one `refind ask` takes (cli/ask.py): the ReFind-family modes run `Agent.run`
-(here with the cancel event the agent loop takes), the Raw-RAG modes run their `rag.RAG_RUNNERS` entry
-(cancel checked at each event). When the answer-mode registry moves to `refind_desktop/modes.py`,
-only this module changes. Called from a worker thread by `mcp/server.py`.
+Modes come from the core's one registry (`refind_desktop/modes.py`), as for `refind ask`, the TUI and
+`refind eval qa`; the cancel event stops a run between steps (and at each event). Called from a worker
+thread by `mcp/server.py`.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import threading
 import time
@@ -18,10 +18,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..agent import MODES as AGENT_MODES
-from ..agent import Agent, AgentCancelled, AgentConfig, Event
+from ..agent import AgentCancelled, Event
 from ..errors import ConfigError
-from ..rag import RAG_RUNNERS
+from ..modes import get_mode, mode_names
 from ..services import Services
 
 SCRIPT_ENV = "REFIND_TEST_SCRIPTED_BACKEND"
@@ -35,7 +34,7 @@ _backend: Any = None  # the server process's model back end, loaded by the first
 
 def ask_modes() -> tuple[str, ...]:
     """Names the `mode` argument accepts (the same as `refind ask --mode`)."""
-    return (*AGENT_MODES, *RAG_RUNNERS)
+    return mode_names()
 
 
 def scripted_from_file(path: Path) -> Any:
@@ -59,8 +58,12 @@ def scripted_from_file(path: Path) -> Any:
                 fh.write(stage + "\n")
         if delay:
             time.sleep(delay)
+        needle = script.get("judge_yes_if", "")
+        if stage == "relevance":  # the batched relevance call: the numbered results holding the needle
+            blocks = re.split(r"(?m)^(?=\d+\. \[)", messages[-1].content)
+            hits = [int(b.split(".", 1)[0]) for b in blocks if b[:1].isdigit() and needle and needle in b]
+            return {"relevant": hits}
         if stage == "judge":
-            needle = script.get("judge_yes_if", "")
             return {"answer": "yes" if needle and needle in messages[-1].content else "no"}
         if stage == "choose":
             return {"indices": [1]}
@@ -119,8 +122,4 @@ def run_ask(
     with _run_lock:
         if cancel.is_set():
             raise AgentCancelled("the question was cancelled before it started")
-        if mode in AGENT_MODES:
-            config = AgentConfig(max_searches=svc.settings.max_searches)
-            agent = Agent(svc.engine, backend, mode=mode, options=svc.search_options(), config=config)
-            return agent.run(question, now=now, on_event=emit, cancel=cancel)
-        return RAG_RUNNERS[mode](svc, backend, mode, question, now, emit)
+        return get_mode(mode).run(svc, backend, question, now=now, on_event=emit, cancel=cancel)

@@ -33,6 +33,7 @@ def run_hybrid(*args: Any, **kw: Any) -> Any:
 
 
 RAG_RUNNERS: dict[str, Callable] = {"rawrag": run_rawrag, "hybrid": run_hybrid}
-"""Mode name → runner with cli/ask.py's runner signature (svc, backend, mode, question, now, on_event)."""
+"""Mode name → runner(svc, backend, mode, question, now, on_event, *, cancel=None, date_hint=None);
+refind_desktop/modes.py registers them as answer modes."""
 
 __all__ = ["RAG_RUNNERS", "run_hybrid", "run_rawrag"]

@@ -231,13 +231,21 @@ def _printer(on_event: Callable | None) -> Callable | None:
 
 
 def run_rawrag(
-    svc: Any, backend: Any, mode: str, question: str, now: datetime | None, on_event: Callable | None
+    svc: Any,
+    backend: Any,
+    mode: str,
+    question: str,
+    now: datetime | None,
+    on_event: Callable | None,
+    *,
+    cancel: Any = None,
+    date_hint: Any = None,
 ) -> RagResult:
-    """`refind ask --mode rawrag`."""
+    """`refind ask --mode rawrag` (`cancel` stops it between steps; a date hint does not apply)."""
     dense = dense_for(svc)
     require_vectors(dense)
     agent = RawRagAgent(dense, svc.engine, backend, AgentConfig(max_searches=1))
-    result = agent.run(question, now=now, on_event=_printer(on_event))
+    result = agent.run(question, now=now, on_event=_printer(on_event), cancel=cancel)
     return _as_rag_result(result, "rawrag", agent.event)
 
 
@@ -249,7 +257,15 @@ def hybrid_engine(svc: Any) -> Any:
 
 
 def run_hybrid(
-    svc: Any, backend: Any, mode: str, question: str, now: datetime | None, on_event: Callable | None
+    svc: Any,
+    backend: Any,
+    mode: str,
+    question: str,
+    now: datetime | None,
+    on_event: Callable | None,
+    *,
+    cancel: Any = None,
+    date_hint: Any = None,
 ) -> RagResult:
     """`refind ask --mode hybrid`: the ReFind agent searching with four-way RRF.
 
@@ -264,6 +280,9 @@ def run_hybrid(
             file=sys.stderr,
             flush=True,
         )
-    config = AgentConfig(max_searches=svc.settings.max_searches)
+    config = AgentConfig(
+        max_searches=svc.settings.max_searches, controller=getattr(svc.settings, "controller", "auto")
+    )
     agent = Agent(engine, backend, mode="refind", options=svc.search_options(), config=config)
-    return _as_rag_result(agent.run(question, now=now, on_event=on_event), "hybrid", None)
+    result = agent.run(question, now=now, on_event=on_event, cancel=cancel, date_hint=date_hint)
+    return _as_rag_result(result, "hybrid", None)

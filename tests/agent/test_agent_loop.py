@@ -1,9 +1,10 @@
-"""Stage-1 loop logic and the answer stage, driven by the scripted back end over a small archive."""
+"""Stage-1 controllers and the answer stage, driven by the scripted back end over a small archive."""
 
 from __future__ import annotations
 
 import json
 import threading
+from datetime import date
 
 import pytest
 from helpers.agent import by_stage, day, stage_of
@@ -14,207 +15,317 @@ from refind_desktop.agent import (
     AgentConfig,
     AnswerEvent,
     AnswerTokenEvent,
-    FinishEvent,
+    DateHint,
     NoteEvent,
     RetryEvent,
     SearchEvent,
 )
-from refind_desktop.agent.answer import parse_citations
+from refind_desktop.agent.keywords import query_key, question_keywords
 from refind_desktop.agent.prompts import NO_HISTORY_ANSWER
-from refind_desktop.agent.schemas import extract_json, validate
-from refind_desktop.errors import BackendError
+from refind_desktop.errors import (
+    BackendError,
+    BackendUnavailableError,
+    ContextOverflowError,
+    InvalidOutputError,
+)
 from refind_desktop.llm.scripted import ScriptedBackend
 
 NOW = day(3, 15)
+NONE = {"relevant": []}
+
+
+def every_result(text):
+    """A relevance reply naming every result of the prompt."""
+    return {"relevant": [i for i in range(1, 30) if f"\n{i}. [" in text]}
 
 
 def kinds(result):
     return [e.type for e in result.trajectory]
 
 
-def test_scripted_backend_queue_records_and_runs_dry():
+def small(**kw):
+    return AgentConfig(controller="small", **kw)
+
+
+def test_scripted_backend_validates_like_a_real_one():
     b = ScriptedBackend().enqueue({"a": 1}, "plain")
     c = b.complete([], schema={"type": "object"})
     assert c.data == {"a": 1} and json.loads(c.text) == {"a": 1}
     assert b.complete([]).text == "plain"
-    assert [call.schema for call in b.calls] == [{"type": "object"}, None]
     with pytest.raises(BackendError):
         b.complete([])
-    with pytest.raises(BackendError):  # a schema call answered with non-JSON text
+    with pytest.raises(InvalidOutputError):  # a schema call answered with non-JSON text
         ScriptedBackend().enqueue("nope").complete([], schema={"type": "object"})
-    pieces = list(ScriptedBackend().enqueue("a b c").stream([]))
-    assert "".join(p for p in pieces if isinstance(p, str)) == "a b c"
+    with pytest.raises(InvalidOutputError):  # the one validator checks the schema's keywords
+        ScriptedBackend().enqueue({"d": "x"}).complete(
+            [], schema={"type": "object", "properties": {"d": {"type": "string", "pattern": "^[0-9]+$"}}}
+        )
+    with pytest.raises(BackendUnavailableError):
+        ScriptedBackend().enqueue(BackendUnavailableError("down")).complete([])
 
 
-def test_dedup_across_rounds_and_notes_survive_later_searches(svc):
-    searches = iter(
-        [
-            {"action": "search_chatrecord", "keywords": ["umbrella"], "date_from": None, "date_to": None},
-            {"action": "finish_search", "keywords": [], "date_from": None, "date_to": None},
-        ]
+def test_first_search_runs_before_any_model_call_and_shows_its_hits(svc):
+    backend = ScriptedBackend(by_stage(relevance={"relevant": [1]}, answer="A red umbrella [S1 T1]."))
+    calls_at_first_search = []
+
+    def on_event(e):
+        if isinstance(e, SearchEvent) and not calls_at_first_search:
+            calls_at_first_search.append(len(backend.calls))
+            assert e.blocks and e.blocks[0].turns  # the verbatim hits travel with the event
+
+    result = Agent(svc.engine, backend, config=small()).run(
+        "Where did I buy my umbrella?", NOW, on_event=on_event
     )
+    assert calls_at_first_search == [0]
+    assert result.searches[0].keywords == question_keywords("Where did I buy my umbrella?", 12)
+
+
+def test_one_batched_relevance_call_per_search(svc):
+    backend = ScriptedBackend(by_stage(relevance={"relevant": [1, 3]}, answer="ok [S1 T1]"))
+    result = Agent(svc.engine, backend, options=svc.search_options(top_k=4), config=small()).run(
+        "umbrella Louvre shop?", NOW
+    )
+    relevance = [c for c in backend.calls if stage_of(c.schema) == "relevance"]
+    assert len(relevance) == len(result.searches) == 1
+    prompt = relevance[0].prompt
+    hits = result.searches[0].hits
+    n = len(hits)
+    assert n >= 3 and all(f"\n{i}. [" in prompt for i in range(1, n + 1))  # all K results in one call
+    enum = relevance[0].schema["properties"]["relevant"]["items"]["enum"]
+    assert enum == list(range(1, n + 1))  # only existing result numbers can be named
+    note = [e for e in result.trajectory if isinstance(e, NoteEvent)][0]
+    assert note.indices == [1, 3] and note.how == "judged"
+    assert [s for s, _ in note.saved] == [hits[0][1], hits[2][1]]
+    assert kinds(result) == ["search", "note", "finish"] and result.trajectory[-1].reason == "found"
+
+
+def test_no_search_runs_twice(svc):
+    # nothing is ever relevant: the controller searches again, each time with other words
+    backend = ScriptedBackend(by_stage(relevance=NONE, answer="x"))
+    result = Agent(svc.engine, backend, config=small(max_rounds=3)).run("umbrella bike tomatoes?", NOW)
+    keys = [query_key(s.keywords) | {str(s.date_from), str(s.date_to)} for s in result.searches]
+    assert 2 <= len(keys) <= 3 and len(keys) == len(set(keys))
+    assert not any(stage_of(c.schema) == "query" for c in backend.calls)  # follow-ups need no model call
+    # fallback notes: the first search's top results still reach the answer stage
+    assert [e.how for e in result.trajectory if isinstance(e, NoteEvent)] == ["fallback"]
+
+
+def test_a_repeated_model_query_is_not_run(svc):
+    from refind_desktop.agent.controllers import SmallController
+
+    question = "umbrella Louvre soup?"
+    first = question_keywords(question, 12)
+    backend = ScriptedBackend(
+        by_stage(relevance=NONE, query={"keywords": first, "date_from": None, "date_to": None}, answer="x")
+    )
+    controller = SmallController(max_rounds=2, model_keywords=True)
+    result = Agent(svc.engine, backend, controller=controller).run(question, NOW)
+    assert sum(stage_of(c.schema) == "query" for c in backend.calls) == 1  # the model proposed a repeat
+    a, b = result.searches
+    assert a.keywords == first and query_key(b.keywords) != query_key(first)  # ... which was replaced
+
+
+def test_aggregation_questions_search_more_rounds_than_lookups(svc):
+    nexts = iter([["bike", "Trek"], ["report", "meeting"]])
     backend = ScriptedBackend(
         by_stage(
-            query={"keywords": ["umbrella"]},
-            judge=lambda text: {"answer": "yes" if "Louvre" in text or "umbrella shopping" in text else "no"},
-            next=lambda _: next(searches),
-            answer="The red umbrella cost 30 euros [s:paris turn 2].",
+            relevance={"relevant": [1]},
+            query=lambda _: {"keywords": next(nexts), "date_from": None, "date_to": None},
+            extract={"items": []},
+            answer="x",
         )
     )
-    result = Agent(svc.engine, backend, options=svc.search_options(top_k=2)).run("umbrella price?", NOW)
-    s1, s2 = result.searches
-    first = {sid for _, sid, _ in s1.hits}
-    second = {sid for _, sid, _ in s2.hits}
-    assert first and second and not first & second
-    assert kinds(result) == ["search", "note", "search", "note", "finish"]
-    # the round-1 note is still there after round 2, and both reach the answer prompt
-    assert result.noted_sessions == ["s:paris", "s:poison"]
+    result = Agent(svc.engine, backend, options=svc.search_options(top_k=1), config=small(max_rounds=3)).run(
+        "How many umbrellas did I buy?", NOW
+    )
+    assert len(result.searches) == 3 and result.to_json()["kind"] == "count"
+    backend = ScriptedBackend(by_stage(relevance={"relevant": [1]}, answer="x"))
+    lookup = Agent(svc.engine, backend, options=svc.search_options(top_k=1), config=small(max_rounds=3)).run(
+        "Where is the umbrella from?", NOW
+    )
+    assert len(lookup.searches) == 1
+
+
+def add_long_sessions(svc):
+    from helpers.agent import session
+
+    long_text = "The umbrella story goes on and on. " * 400  # ~3,500 tokens in one turn
+    svc.ingestor.apply_sessions(
+        [session(f"s:long{i}", day(1, 2 + i), long_text, long_text) for i in range(4)], "long", "generic"
+    )
+
+
+def test_answer_prompt_stays_within_its_token_budget(svc):
+    add_long_sessions(svc)
+    backend = ScriptedBackend(by_stage(relevance=every_result, answer="fine [S1 T0]"))
+    budget = 600
+    result = Agent(svc.engine, backend, config=small(answer_tokens=budget)).run("umbrella story?", NOW)
     answer_call = [c for c in backend.calls if c.streamed][0]
-    assert "Louvre" in answer_call.prompt and "umbrella shopping" in answer_call.prompt
-    # stage 2 lists sessions oldest first
-    assert answer_call.prompt.index("Session s:paris") < answer_call.prompt.index("Session s:poison")
-    # notes are complete blocks: the paris note keeps its +-2 context turns
-    assert [t.turn for t in result.notes[0].block.turns] == [0, 1, 2, 3, 4]
-    assert result.citations == [("s:paris", 2)]
-    assert isinstance(result.trajectory[-1], FinishEvent) and result.trajectory[-1].reason == "model"
+    user = answer_call.messages[-1].content
+    context = user.split("<<<DATA\n", 1)[1].split("\nDATA>>>", 1)[0]
+    assert ScriptedBackend.count_tokens(context) <= budget
+    assert len(result.notes) >= 3  # the notes are complete; only what the answer reads is cut
 
 
-def test_search_cap_is_four(svc):
+def test_counted_answer_is_computed_by_the_program_and_cites_every_item(svc):
+    def extract(text):
+        # the model names items by the tags it was shown; the program counts and cites them
+        return {
+            "items": [
+                {"tag": "S1 T1", "item": "red umbrella", "value": None},
+                {"tag": "S1 T1", "item": "red umbrella", "value": None},  # a duplicate: counted once
+            ]
+        }
+
+    backend = ScriptedBackend(
+        by_stage(relevance={"relevant": [1]}, query={"keywords": ["x"]}, extract=extract)
+    )
+    result = Agent(svc.engine, backend, options=svc.search_options(top_k=1), config=small(max_rounds=1)).run(
+        "How many umbrellas did I buy at the Louvre?", NOW
+    )
+    assert result.computed and result.answer.startswith("1 in total: red umbrella [S1 T1]")
+    assert result.citations == [("s:paris", 1)]
+    assert not any(c.streamed for c in backend.calls)  # no free-text answer call was needed
+    extract_schema = [c.schema for c in backend.calls if stage_of(c.schema) == "extract"][0]
+    tag_enum = extract_schema["properties"]["items"]["items"]["properties"]["tag"]["enum"]
+    assert "S1 T1" in tag_enum and all(t.startswith("S1 ") for t in tag_enum)  # only tags it was shown
+
+
+def test_summed_amounts_must_be_written_in_the_cited_turn(svc):
     backend = ScriptedBackend(
         by_stage(
-            query={"keywords": ["the"]},
-            judge={"answer": "no"},
-            next={
-                "action": "search_chatrecord",
-                "keywords": ["umbrella", "bike", "report", "tomatoes"],
-                "date_from": None,
-                "date_to": None,
+            relevance={"relevant": [1]},
+            extract={
+                "items": [
+                    {"tag": "S1 T2", "item": "umbrella", "value": 30},
+                    {"tag": "S1 T3", "item": "soup", "value": 999},  # 999 is not in that turn: dropped
+                ]
             },
-            answer="unused",
         )
     )
-    result = Agent(svc.engine, backend, options=svc.search_options(top_k=1)).run("anything?", NOW)
-    assert len(result.searches) == 4
-    assert result.trajectory[-1].reason == "max_searches"
-    # no "next" step is asked after the last allowed search
-    assert sum(stage_of(c.schema) == "next" for c in backend.calls) == 3
-    assert len(result.searches) <= AgentConfig().max_searches
-
-
-def test_malformed_actions_are_bounded_retries(svc):
-    backend = ScriptedBackend().enqueue("not json at all", {"keywords": []}, {"keywords": ["x"], "rm": "-rf"})
-    result = Agent(svc.engine, backend, config=AgentConfig(max_retries=2)).run("what?", NOW)
-    retries = [e for e in result.trajectory if isinstance(e, RetryEvent)]
-    assert [r.attempt for r in retries] == [1, 2, 3] and retries[-1].gave_up
-    assert "JSON" in retries[0].reason or "back end" in retries[0].reason
-    assert "at least 1" in retries[1].reason and "unknown field" in retries[2].reason
-    assert kinds(result) == ["retry", "retry", "retry", "finish"]
-    assert result.trajectory[-1].reason == "retries"
-    assert len(backend.calls) == 3 and result.abstained
-    # the retry prompt carries the error back to the model
-    assert "invalid" in backend.calls[1].messages[-1].content
-
-
-def test_bad_dates_and_then_a_valid_action(svc):
-    backend = ScriptedBackend(by_stage(judge={"answer": "yes"}, answer="ok [s:bike turn 0]")).enqueue(
-        {"keywords": ["bike"]}
+    result = Agent(svc.engine, backend, options=svc.search_options(top_k=1), config=small(max_rounds=1)).run(
+        "How much did I spend on the umbrella in total?", NOW
     )
-    nexts = iter(
-        [
-            {"action": "search_chatrecord", "keywords": ["bike"], "date_from": "2024-13-01", "date_to": None},
-            {
-                "action": "search_chatrecord",
-                "keywords": ["bike"],
-                "date_from": "2024-03-01",
-                "date_to": "2024-02-01",
-            },
-            {"action": "search_chatrecord", "keywords": ["bike"], "date_from": "2030-01-01", "date_to": None},
-            {
-                "action": "search_chatrecord",
-                "keywords": ["umbrella"],
-                "date_from": "2024-02-01",
-                "date_to": "2024-02-28",
-            },
-            {"action": "finish_search", "keywords": [], "date_from": None, "date_to": None},
-        ]
-    )
-    backend.responder = by_stage(judge={"answer": "yes"}, next=lambda _: next(nexts), answer="ok")
-    result = Agent(svc.engine, backend, config=AgentConfig(max_retries=3)).run("bike?", NOW)
-    reasons = [e.reason for e in result.trajectory if isinstance(e, RetryEvent)]
-    assert len(reasons) == 3 and "not a date" in reasons[0] and "after date_to" in reasons[1]
-    assert "after today" in reasons[2]
-    dated = result.searches[1]
-    assert (str(dated.date_from), str(dated.date_to)) == ("2024-02-01", "2024-02-28")
-    assert {sid for _, sid, _ in dated.hits} <= {"s:dog", "s:poison"}  # February only
+    assert result.answer == "$30 (umbrella [S1 T2])." and result.citations == [("s:paris", 2)]
 
 
-def test_no_results_and_abstention_without_a_model_call(svc):
+def test_date_difference_uses_session_dates_not_the_model(svc):
     backend = ScriptedBackend(
         by_stage(
-            query={"keywords": ["zeppelin"]},
-            next={"action": "finish_search", "keywords": [], "date_from": None, "date_to": None},
+            relevance={"relevant": [1]},
+            query={"keywords": ["bike"], "date_from": None, "date_to": None},
+            extract=lambda t: {
+                "items": [
+                    {"tag": "S1 T1", "item": "umbrella", "value": None},
+                    {"tag": "S2 T0", "item": "new bike", "value": None},
+                ]
+            },
         )
     )
+    result = Agent(svc.engine, backend, options=svc.search_options(top_k=1), config=small(max_rounds=2)).run(
+        "How many days passed between buying the umbrella at the Louvre and buying my bike?", NOW
+    )
+    # s:paris is 2024-01-10, s:bike 2024-02-20: 41 days, whatever the model would have said
+    assert result.answer.startswith(
+        "41 days: from umbrella on 2024-01-10 [S1 T1] to new bike on 2024-02-20 [S2 T0]"
+    )
+    assert set(result.citations) == {("s:paris", 1), ("s:bike", 0)}
+
+
+def test_nothing_found_abstains_without_a_model_answer(svc):
+    backend = ScriptedBackend(by_stage(query={"keywords": ["zeppelin"], "date_from": None, "date_to": None}))
     events = []
-    result = Agent(svc.engine, backend).run("when did I ride a zeppelin?", NOW, on_event=events.append)
-    assert result.searches[0].hits == []
-    assert not any(stage_of(c.schema) == "judge" for c in backend.calls)
-    assert result.answer == NO_HISTORY_ANSWER and result.abstained and result.citations == []
-    assert all(c.schema is not None for c in backend.calls)  # the answer model was never asked to guess
+    result = Agent(svc.engine, backend, config=small()).run(
+        "when did I ride a zeppelin?", NOW, on_event=events.append
+    )
+    assert all(s.hits == [] for s in result.searches)
+    assert result.answer == NO_HISTORY_ANSWER and result.abstained and "not in your history" in result.answer
+    assert not any(c.streamed for c in backend.calls)
     assert isinstance(events[-1], AnswerEvent) and events[-1].abstained
 
 
-def test_citations_only_count_when_they_point_into_the_notes(svc):
-    answer = (
-        "It was 30 euros [s:paris turn 2]; see also [s:paris, turn 1] and [session s:paris turn 3; "
-        "s:bike turn 0] and [s:paris turn 99] and [s:nope turn 1]."
-    )
+def test_a_dead_back_end_is_an_error_not_an_abstention(svc):
+    def down(messages, schema):
+        raise BackendUnavailableError("could not connect to http://127.0.0.1:9; start the server")
+
+    with pytest.raises(BackendUnavailableError, match="start the server"):
+        Agent(svc.engine, ScriptedBackend(down), config=small()).run("umbrella?", NOW)
+
+
+def test_invalid_output_is_retried_a_bounded_number_of_times(svc):
     backend = ScriptedBackend(
         by_stage(
-            query={"keywords": ["umbrella", "euros"]},
-            judge=lambda t: {"answer": "yes" if "Louvre" in t else "no"},
-            next={"action": "finish_search", "keywords": [], "date_from": None, "date_to": None},
-            answer=answer,
+            relevance=NONE, query={"keywords": ["x"], "date_from": None, "date_to": None}, answer="x [S1 T1]"
+        )
+    ).enqueue("not json", {"relevant": [9]}, {"wrong": 1})
+    result = Agent(svc.engine, backend, config=small(max_retries=2)).run("umbrella Louvre?", NOW)
+    retries = [e for e in result.trajectory if isinstance(e, RetryEvent)]
+    assert [r.attempt for r in retries] == [1, 2, 3] and retries[-1].gave_up
+    assert "invalid" in backend.calls[1].messages[-1].content  # the error goes back to the model
+    assert [e.how for e in result.trajectory if isinstance(e, NoteEvent)] == ["fallback"]
+
+
+def test_context_overflow_shrinks_the_answer_context(svc):
+    add_long_sessions(svc)
+    sizes = []
+
+    def answer(text):
+        sizes.append(len(text))
+        if len(sizes) == 1:
+            raise ContextOverflowError("Requested tokens (9000) exceed context window of 8192")
+        return "30 euros [S1 T2]"
+
+    backend = ScriptedBackend(by_stage(relevance=every_result, answer=answer))
+    result = Agent(svc.engine, backend, config=small(answer_tokens=2000)).run("umbrella story?", NOW)
+    assert result.answer == "30 euros [S1 T2]" and len(sizes) == 2 and sizes[1] < sizes[0]
+
+
+def test_date_hint_applies_to_the_first_search_and_falls_back(svc):
+    backend = ScriptedBackend(by_stage(relevance={"relevant": [1]}, answer="x"))
+    hint = DateHint(date(2024, 2, 1), date(2024, 2, 28))
+    result = Agent(svc.engine, backend, config=small()).run("umbrella?", NOW, date_hint=hint)
+    first = result.searches[0]
+    assert (first.date_from, first.date_to) == (date(2024, 2, 1), date(2024, 2, 28))
+    assert first.hits and {sid for _, sid, _ in first.hits} <= {"s:dog", "s:poison"}
+    # a range with nothing in it: the same words again without the filter
+    backend = ScriptedBackend(by_stage(relevance={"relevant": [1]}, answer="x"))
+    empty = DateHint(date(2020, 1, 1), date(2020, 1, 31))
+    result = Agent(svc.engine, backend, config=small()).run("umbrella?", NOW, date_hint=empty)
+    a, b = result.searches[:2]
+    assert a.hits == [] and a.date_from == date(2020, 1, 1)
+    assert b.hits and b.date_from is None and b.keywords == a.keywords
+
+
+def test_streamed_answer_maps_tags_back_to_real_turns(svc):
+    backend = ScriptedBackend(
+        by_stage(
+            relevance={"relevant": [1]},
+            answer="A blue Trek [S1 T0]; also [S1 T7] and [s:bike turn 0] [S5 T0]",
         )
     )
-    result = Agent(svc.engine, backend).run("umbrella price?", NOW)
-    assert result.noted_sessions == ["s:paris"]
-    assert result.citations == [("s:paris", 2), ("s:paris", 1), ("s:paris", 3)]
-    assert parse_citations("no brackets here s:paris turn 2", {("s:paris", 2)}) == []
+    events = []
+    result = Agent(svc.engine, backend, config=small()).run("which Trek bike?", NOW, on_event=events.append)
+    tokens = "".join(e.text for e in events if isinstance(e, AnswerTokenEvent))
+    assert tokens == result.answer
+    assert result.citations == [("s:bike", 0)]  # S1 T7 is outside the notes, S5 was never handed out
+    assert result.tags["S1"] == "s:bike"
+    prompt = [c for c in backend.calls if c.streamed][0].prompt
+    assert "Today: 2024-03-15 (Friday)" in prompt and "2024-02-20 (Tuesday)" in prompt
 
 
-def test_batch_take_note_validates_indices(svc):
+def test_oneshot_controller_validates_take_note_indices(svc):
     backend = ScriptedBackend(
         by_stage(
-            query={"keywords": ["umbrella"]},
             next={"action": "finish_search", "keywords": [], "date_from": None, "date_to": None},
             answer="fine",
         )
     ).enqueue({"keywords": ["umbrella"]}, {"indices": [7]}, {"indices": [1, 1, 2]})
-    result = Agent(svc.engine, backend, config=AgentConfig(judge="batch")).run("umbrella?", NOW)
+    result = Agent(svc.engine, backend, config=AgentConfig(controller="oneshot")).run("umbrella?", NOW)
     retry = [e for e in result.trajectory if isinstance(e, RetryEvent)]
     assert len(retry) == 1 and "does not exist" in retry[0].reason
     note = [e for e in result.trajectory if isinstance(e, NoteEvent)][0]
     assert note.indices == [1, 2] and note.how == "chosen"
-
-
-def test_streamed_tokens_and_answer_event(svc):
-    backend = ScriptedBackend(
-        by_stage(
-            query={"keywords": ["bike"]},
-            judge={"answer": "yes"},
-            next={"action": "finish_search", "keywords": [], "date_from": None, "date_to": None},
-            answer="A blue Trek [s:bike turn 0]",
-        )
-    )
-    events = []
-    result = Agent(svc.engine, backend).run("which bike?", NOW, on_event=events.append)
-    tokens = "".join(e.text for e in events if isinstance(e, AnswerTokenEvent))
-    assert tokens == result.answer == "A blue Trek [s:bike turn 0]"
-    assert result.citations == [("s:bike", 0)]
-    # stage 2 gets the question date and the session date
-    prompt = [c for c in backend.calls if c.streamed][0].prompt
-    assert "Current time: 2024-03-15 (Friday)" in prompt and "2024-02-20 (Tuesday)" in prompt
+    assert "take_note" in backend.calls[0].messages[0].content  # the paper's actions in its system prompt
 
 
 def test_one_search_and_generic_modes(svc):
@@ -222,118 +333,31 @@ def test_one_search_and_generic_modes(svc):
     one = Agent(svc.engine, backend, mode="one-search").run("umbrella?", NOW)
     assert kinds(one) == ["search", "note", "finish"] and one.trajectory[-1].reason == "one-search"
     assert len(one.notes) == len(one.searches[0].hits) > 0
-    backend = ScriptedBackend(
-        by_stage(
-            query={"keywords": ["umbrella"]},
-            judge={"answer": "yes"},
-            next={"action": "search_chatrecord", "keywords": ["umbrella"]},
-            answer="x",
-        )
-    )
-    gen = Agent(svc.engine, backend, mode="generic").run("umbrella?", NOW)
-    assert gen.searches[0].hits[0] == gen.searches[1].hits[0]  # no seen-session exclusion
+    backend = ScriptedBackend(by_stage(relevance={"relevant": [1]}, answer="x"))
+    gen = Agent(svc.engine, backend, mode="generic", config=small()).run("umbrella?", NOW)
     assert all(len(n.block.turns) == 1 for n in gen.notes)  # no context window
-    next_schema = [c.schema for c in backend.calls if stage_of(c.schema) == "next"][0]
-    assert "date_from" not in next_schema["properties"]  # no time filter offered
-    assert "Time filtering" not in backend.calls[0].messages[0].content
 
 
 def test_cancel_stops_between_steps(svc):
     cancel = threading.Event()
-    backend = ScriptedBackend(by_stage(query={"keywords": ["umbrella"]}, judge={"answer": "yes"}))
+    backend = ScriptedBackend(by_stage(relevance={"relevant": [1]}))
 
     def on_event(e):
         if isinstance(e, SearchEvent):
             cancel.set()
 
     with pytest.raises(AgentCancelled):
-        Agent(svc.engine, backend).run("umbrella?", NOW, on_event=on_event, cancel=cancel)
-    assert not any(stage_of(c.schema) == "judge" for c in backend.calls)
+        Agent(svc.engine, backend, config=small()).run("umbrella?", NOW, on_event=on_event, cancel=cancel)
+    assert backend.calls == []
 
 
 def test_result_json_shape(svc):
-    backend = ScriptedBackend(
-        by_stage(
-            query={"keywords": ["umbrella"]},
-            judge={"answer": "yes"},
-            next={"action": "finish_search", "keywords": [], "date_from": None, "date_to": None},
-            answer="30 euros [s:paris turn 2]",
-        )
-    )
-    data = Agent(svc.engine, backend).run("umbrella price?", NOW).to_json()
+    backend = ScriptedBackend(by_stage(relevance={"relevant": [1]}, answer="30 euros [S1 T2]"))
+    data = Agent(svc.engine, backend, config=small()).run("umbrella euros?", NOW).to_json()
     json.dumps(data)
-    assert {"answer", "citations", "trajectory", "usage"} <= set(data)
+    assert {"answer", "citations", "trajectory", "usage", "kind", "tags"} <= set(data)
     assert data["citations"] == [{"session_id": "s:paris", "turn": 2}]
     assert [t["type"] for t in data["trajectory"]] == ["search", "note", "finish"]
-    search = data["trajectory"][0]
-    assert {"keywords", "date_from", "date_to", "hits", "top_k"} <= set(search)
-    assert set(search["hits"][0]) == {"rank", "session_id", "turn"}
-    assert data["trajectory"][-1]["action"] == "finish_search"
     usage = data["usage"]
-    assert usage["llm_calls"] == len(backend.calls) and usage["searches"] == 1
+    assert usage["llm_calls"] == len(backend.calls) == 2 and usage["searches"] == 1
     assert {"prompt_tokens", "completion_tokens", "search_seconds", "model_seconds"} <= set(usage)
-
-
-def test_schema_validator_and_json_extraction():
-    from refind_desktop.agent.schemas import next_schema
-
-    s = next_schema(True)
-    assert (
-        validate({"action": "finish_search", "keywords": [], "date_from": None, "date_to": None}, s) is None
-    )
-    assert "one of" in validate({"action": "delete", "keywords": [], "date_from": None, "date_to": None}, s)
-    assert "missing" in validate({"action": "finish_search"}, s)
-    assert extract_json('Thought: ok\n```json\n{"a": 1}\n```') == {"a": 1}
-    assert extract_json('blah {"a": [1, 2]} tail') == {"a": [1, 2]}
-    with pytest.raises(ValueError):
-        extract_json("no json")
-
-
-def test_answer_prompt_over_context_is_shrunk_and_retried(svc):
-    sizes = []
-
-    def answer(text):
-        sizes.append(len(text))
-        if len(sizes) == 1:
-            raise BackendError("Requested tokens (9000) exceed context window of 8192")
-        return "30 euros [s:paris turn 2]"
-
-    backend = ScriptedBackend(
-        by_stage(
-            query={"keywords": ["umbrella"]},
-            judge={"answer": "yes"},
-            next={"action": "finish_search", "keywords": [], "date_from": None, "date_to": None},
-            answer=answer,
-        )
-    )
-    result = Agent(svc.engine, backend, config=AgentConfig(answer_chars=8000)).run("umbrella?", NOW)
-    assert result.answer == "30 euros [s:paris turn 2]" and len(sizes) == 2
-
-
-def test_fallback_keeps_first_results_when_the_controller_saves_nothing(svc):
-    backend = ScriptedBackend(
-        by_stage(
-            query={"keywords": ["umbrella"]},
-            judge={"answer": "no"},
-            next={"action": "finish_search", "keywords": [], "date_from": None, "date_to": None},
-            answer="The umbrella was bought at the Louvre shop [s:paris turn 1].",
-        )
-    )
-    result = Agent(svc.engine, backend, config=AgentConfig(fallback_notes=2)).run("umbrella?", NOW)
-    first = result.searches[0].hits
-    note = [e for e in result.trajectory if isinstance(e, NoteEvent)]
-    assert len(note) == 1 and note[0].how == "fallback"
-    assert note[0].saved == [(sid, turn) for _, sid, turn in first[:2]]
-    assert len(result.notes) == 2 and not result.abstained
-    assert any(stage_of(c.schema) == "answer" for c in backend.calls)
-    # with the fallback off, the same run abstains without asking the answer model
-    backend = ScriptedBackend(
-        by_stage(
-            query={"keywords": ["umbrella"]},
-            judge={"answer": "no"},
-            next={"action": "finish_search", "keywords": [], "date_from": None, "date_to": None},
-            answer="x",
-        )
-    )
-    result = Agent(svc.engine, backend, config=AgentConfig(fallback_notes=0)).run("umbrella?", NOW)
-    assert result.abstained and result.notes == []

@@ -40,14 +40,14 @@ def test_local_model_answers_an_easy_question(local_backend):
         svc.engine,
         local_backend,
         options=svc.search_options(),
-        config=AgentConfig(max_searches=2, answer_max_tokens=80),
+        config=AgentConfig(controller="small", answer_max_tokens=60),
     ).run("What brand is the bike I bought?", day(3, 15))
     svc.close()
     kinds = [e.type for e in result.trajectory]
-    assert kinds[0] in ("search", "retry") and kinds[-1] == "finish"
+    assert kinds[0] == "search" and kinds[-1] == "finish"  # evidence first: no model call before it
     assert set(kinds) <= {"search", "note", "retry", "finish"}
-    assert 1 <= len(result.searches) <= 2
+    assert 1 <= len(result.searches) <= 3 and result.usage.calls <= 4
     assert "s:bike" in result.noted_sessions
-    assert result.answer and not result.abstained
+    assert "trek" in result.answer.lower() and not result.abstained, result.answer
     noted = {(n.block.session_id, t.turn) for n in result.notes for t in n.block.turns}
-    assert result.citations and set(result.citations) <= noted, result.answer
+    assert set(result.citations) <= noted, result.answer

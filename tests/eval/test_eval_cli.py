@@ -149,7 +149,8 @@ def test_eval_qa_scripted_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixtu
         "model_seconds",
     ):
         assert key in overall, key
-    assert overall["searches"] == 1.0 and overall["judge_calls"] == 3
+    # aggregation questions (counts, sums, dates) may take a follow-up search
+    assert 1.0 <= overall["searches"] <= 3.0 and overall["judge_calls"] == 3
     records = {r["qid"]: r for r in map(json.loads, next(out.glob("qa-*.jsonl")).read_text().splitlines())}
     tel = records["ssu003"]
     assert tel["det_correct"] == 1.0 and "Dobsonian" in tel["answer"]

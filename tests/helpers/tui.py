@@ -17,17 +17,24 @@ ANSWER = f"Your flight is TAP Air Portugal TP1351 on 14 May 2025 at 06:40 [{LISB
 
 
 def responder(gate: threading.Event | None = None, answer: str = ANSWER) -> Callable:
-    """A model that searches 'flight Lisbon', keeps what mentions TP1351, finishes and answers.
+    """A model that keeps the results that mention TP1351 (one batched relevance call) and answers.
 
-    With `gate`, the query step waits for it (so a test can cancel a question in flight).
+    With `gate`, the first model call waits for it (so a test can cancel a question in flight).
     """
 
     def respond(messages, schema):
         stage = stage_of(schema)
+        if gate is not None:
+            gate.wait(10)
         if stage == "query":
-            if gate is not None:
-                gate.wait(10)
             return {"keywords": ["flight", "Lisbon"]}
+        if stage == "relevance":
+            lines = messages[-1].content.splitlines()
+            return {
+                "relevant": [
+                    i for i in range(1, 9) if any(x.startswith(f"{i}. [") and "TP1351" in x for x in lines)
+                ]
+            }
         if stage == "judge":
             return {"answer": "yes" if "TP1351" in messages[-1].content else "no"}
         if stage == "next":

@@ -54,15 +54,17 @@ async def test_ask_answers_with_citations_and_progress(archive, tmp_path):
         assert set(data) >= {"answer", "citations", "trajectory", "usage"}
         assert data["now"].startswith("2024-03-15")
         assert inside_sections_only(data["answer"], "You bought a blue Trek")
-        assert [e["type"] for e in data["trajectory"]] == ["search", "note", "finish"]
-        assert data["trajectory"][0]["keywords"] == ["bike", "Trek"]
+        types = [e["type"] for e in data["trajectory"]]
+        assert types[0] == "search" and types[-1] == "finish" and "note" in types
+        assert data["trajectory"][0]["keywords"] == ["bike", "buy"]  # the question's own words, no model call
         noted = data["notes"][0]["session_id"]
         assert noted.startswith("generic:")
-        assert data["usage"]["llm_calls"] == 4 == len(lines(log))  # query, one judge, next, answer
+        assert data["usage"]["llm_calls"] == len(lines(log)) and lines(log)[-1] == "answer"
         # the model load, then one progress notification per search, per note and for the finish, in order
-        assert [m.split(":")[0].split(" ")[0] for _, m in progress] == ["loading", "search", "note", "search"]
-        assert progress[1][1] == "search 1: bike, Trek -> 1 results"
-        assert [d for d, _ in progress] == [1, 2, 3, 4]
+        expected = ["loading"] + ["search" if t in ("search", "finish") else t for t in types]
+        assert [m.split(":")[0].split(" ")[0] for _, m in progress] == expected
+        assert progress[1][1].startswith("search 1: bike, buy -> ")
+        assert [d for d, _ in progress] == list(range(1, len(progress) + 1))
         progress.clear()
         await s.call_tool("ask", {"question": "Which bike did I buy?"}, progress_callback=on_progress)
         assert progress[0][1].startswith("search 1")  # loaded once per server
@@ -90,20 +92,20 @@ async def test_cancel_stops_the_agent_and_the_server_keeps_serving(archive, tmp_
                 await first.wait()  # the first search ran: the agent is now judging its results
                 t0 = time.perf_counter()
                 stats = await s.call_tool("stats", {})  # the server answers while the agent works
-                # (a blocked server would answer only after the whole run, >= 3 more model calls)
+                # (a blocked server would answer only after the whole run, 3 model calls)
                 assert not stats.is_error and time.perf_counter() - t0 < delay
                 tg.cancel_scope.cancel()  # the SDK client sends notifications/cancelled
         assert first.is_set()
         await anyio.sleep(3 * delay + 0.5)  # time for the rest of the run: had it gone on, it would log it
         stopped = lines(log)
-        assert 1 <= len(stopped) < 4 and "answer" not in stopped, stopped
+        assert 1 <= len(stopped) < 3 and "answer" not in stopped, stopped
         await anyio.sleep(1.0)
         assert lines(log) == stopped  # nothing ran after the cancel took effect
 
         # the next question runs normally (the model lock was released)
         log.unlink()
         res = await s.call_tool("ask", {"question": "Which bike did I buy?"})
-        assert not res.is_error and len(lines(log)) == 4
+        assert not res.is_error and len(lines(log)) == 3 and lines(log)[-1] == "answer"
 
 
 async def test_ask_bad_inputs(archive, tmp_path):

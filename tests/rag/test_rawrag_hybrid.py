@@ -66,13 +66,10 @@ def test_rawrag_answers_from_complete_turns_with_the_dense_order_fallback(archiv
     assert data["retrieval"]["kept"] and data["trajectory"][-1]["reason"] == f"rawrag ({FALLBACK})"
     assert FALLBACK in capsys.readouterr().err  # the CLI output says so
     prompt = backend.calls[-1].prompt
-    assert "[s:trip turn 1]" in prompt and "pastel de nata" in prompt  # complete turns, verbatim
+    # the kept turns, verbatim, under program-made tags (never the file's session ids as citations)
+    assert "[S3 T1] user: we flew to Lisbon and ate pastel de nata" in prompt
     # sessions in the answer prompt are chronological
-    order = [
-        prompt.index(f"Session {sid}")
-        for sid in ("s:garden", "s:car", "s:trip")
-        if f"Session {sid}" in prompt
-    ]
+    order = [prompt.index(f"| {sid}\n") for sid in ("s:garden", "s:car", "s:trip") if f"| {sid}\n" in prompt]
     assert order == sorted(order)
 
 

@@ -5,7 +5,6 @@ Its worker calls the headless core (`Agent.run`, or a registered raw-RAG runner)
 
 from __future__ import annotations
 
-import inspect
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,39 +17,18 @@ from textual.reactive import reactive
 from textual.widgets import Input, Label, ListItem, ListView, ProgressBar, Select
 from textual.worker import Worker, WorkerState
 
-from ...errors import ConfigError
 from ...llm.factory import BACKENDS
+from ...llm.lazy import LazyBackend
+from ...modes import get_mode, mode_names
 from ..messages import AgentStepped, AnswerStreamed, QuestionAnswered, forward_failure
 from ..widgets.answer import AnswerView, TrajectoryView
 
-UI_MODES = ("refind", "rawrag", "hybrid", "generic", "one-search")
+UI_MODES = mode_names()
 
 
 def answer_question(svc, backend, mode: str, question: str, on_event: Callable, cancel: threading.Event):
-    """Run one question in `mode` through the core; returns an object with `.answer` and `.citations`."""
-    from ...agent import MODES, Agent, AgentConfig
-
-    if mode in MODES:
-        agent = Agent(
-            svc.engine,
-            backend,
-            mode=mode,
-            options=svc.search_options(),
-            config=AgentConfig(max_searches=svc.settings.max_searches),
-        )
-        return agent.run(question, on_event=on_event, cancel=cancel)
-    from ...rag import RAG_RUNNERS  # light wrappers: numpy and the embedder load only when they run
-
-    runner = RAG_RUNNERS.get(mode)
-    if runner is None:
-        raise ConfigError(
-            f"mode {mode!r} is not available in this installation; pick refind in the mode "
-            "menu (or install the extra that provides it)",
-            "mode not available",
-        )
-    if "cancel" in inspect.signature(runner).parameters:
-        return runner(svc, backend, mode, question, None, on_event, cancel=cancel)
-    return runner(svc, backend, mode, question, None, on_event)
+    """Run one question in `mode` through the registry (every mode takes `cancel`: Esc stops it)."""
+    return get_mode(mode).run(svc, backend, question, on_event=on_event, cancel=cancel)
 
 
 @dataclass
@@ -141,7 +119,7 @@ class AskPane(Vertical):
     @work(thread=True, exclusive=True, group="ask", exit_on_error=False, description="answering a question")
     def run_question(self, qid: int, question: str, mode: str, cancel: threading.Event) -> None:
         app = self.app
-        backend = app.acquire_backend(cancel)  # type: ignore[attr-defined]
+        backend = LazyBackend(lambda: app.acquire_backend(cancel), app.model_lock)  # type: ignore[attr-defined]
         pieces: list[str] = []
 
         def on_event(event: object) -> None:

@@ -21,12 +21,17 @@ CUSTOM = "(a GGUF file path…)"
 
 def catalog_names() -> list[str]:
     """Model names of the packaged catalog (empty when it cannot be read)."""
+    return list(catalog_labels())
+
+
+def catalog_labels() -> dict[str, str]:
+    """Model name → menu label with its measured seconds per question and accuracy, when known."""
     try:
         from ...llm.catalog import list_models
 
-        return [m.name for m in list_models()]
+        return {m.name: f"{m.name} ({m.speed_note})" if m.speed_note else m.name for m in list_models()}
     except Exception:  # noqa: BLE001 - a broken catalog must not break the settings screen
-        return []
+        return {}
 
 
 class SettingsPane(VerticalScroll):
@@ -41,7 +46,8 @@ class SettingsPane(VerticalScroll):
     def __init__(self, settings: Settings, **kwargs) -> None:
         super().__init__(**kwargs)
         self.settings = settings
-        self.names = catalog_names()
+        self.labels = catalog_labels()
+        self.names = list(self.labels)
 
     def compose(self) -> ComposeResult:
         s = self.settings
@@ -65,7 +71,7 @@ class SettingsPane(VerticalScroll):
         with Horizontal(classes="group -llama"):
             yield Label("Local model", classes="field-label")
             yield Select(
-                [(EMBEDDED, EMBEDDED)] + [(n, n) for n in self.names] + [(CUSTOM, CUSTOM)],
+                [(EMBEDDED, EMBEDDED)] + [(self.labels[n], n) for n in self.names] + [(CUSTOM, CUSTOM)],
                 value=model_choice,
                 allow_blank=False,
                 id="set-model",

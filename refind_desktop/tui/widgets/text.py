@@ -10,7 +10,9 @@ from rich.text import Text
 from ...terminal import printable
 
 _WORD = re.compile(r"\w+", re.UNICODE)
-_CITATION = re.compile(r"\[[^\[\]]{1,300}?turns?\s*#?\s*\d+[^\[\]]*\]", re.IGNORECASE)
+_CITATION = re.compile(
+    r"\[[^\[\]]{1,300}?turns?\s*#?\s*\d+[^\[\]]*\]|\[S\d+ T\d+(?:[;,] ?S\d+ T\d+)*\]", re.IGNORECASE
+)
 
 
 def term_pattern(keywords: str) -> re.Pattern[str] | None:
@@ -83,6 +85,12 @@ def trajectory_line(event: object) -> Text:
             (span, "magenta"),
             (f"  → {hits} hit{'s' if hits != 1 else ''}", "dim"),
         )
+        if event.step == 1:  # type: ignore[attr-defined]  # evidence first: the top hits, verbatim
+            for b in list(getattr(event, "blocks", []))[:3]:
+                turn = next((t for t in b.turns if t.turn == b.turn), b.turns[0])
+                line.append("\n   ")
+                line.append(day(b.session_date), "cyan")
+                line.append("  " + snippet(turn.text, " ".join(event.keywords), 160), "dim")  # type: ignore[attr-defined]
         return line
     if kind == "note":
         where = ", ".join(f"{s} turn {t}" for s, t in event.saved)  # type: ignore[attr-defined]

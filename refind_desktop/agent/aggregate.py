@@ -1,0 +1,176 @@
+"""Let code do what a small model cannot: the model extracts items (each with a citation tag) under a
+JSON schema, the program counts, sums, orders and measures dates, and writes the answer with each item cited.
+
+Item dates are facts the program has: the cited turn's timestamp, else its session's date, taken in
+the user's time zone. The question's current time comes from the run (`now`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, tzinfo
+
+from .classify import QuestionKind
+
+_MAX_ITEMS = 12
+
+
+def items_schema(labels: list[str]) -> dict:
+    """The extraction reply: items citing one of `labels` ("S1 T4"), a short name and an optional number."""
+    item = {
+        "type": "object",
+        "properties": {
+            "tag": {"type": "string", "enum": labels},
+            "item": {"type": "string", "maxLength": 80},
+            "value": {"type": ["number", "null"]},
+        },
+        "required": ["tag", "item", "value"],
+        "additionalProperties": False,
+    }
+    return {
+        "type": "object",
+        "properties": {"items": {"type": "array", "items": item, "maxItems": _MAX_ITEMS}},
+        "required": ["items"],
+        "additionalProperties": False,
+    }
+
+
+INSTRUCTIONS = {
+    "count": "List each distinct thing the question counts, once, with the tag of the turn that "
+    "mentions it. value: how many this item stands for when the text gives a number, else null. If a "
+    "later session updates a number, list only the latest.",
+    "sum": "List each amount the question adds up, with the tag of the turn that states it. value: the "
+    "number only (no units or currency signs).",
+    "date_diff": "List the events the question names, with the tag of the turn where each is mentioned. "
+    "value: null.",
+    "order": "List the things the question compares, with the tag of the turn where each happened. "
+    "value: null.",
+}
+
+
+@dataclass(frozen=True)
+class Item:
+    """One extracted item: what it is, its number (if any), where it is cited and when it happened."""
+
+    what: str
+    value: float | None
+    ref: tuple[str, int]
+    tag: str
+    when: datetime | None
+
+
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_WORD_NUMBERS = {
+    w: i
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+        "sixteen seventeen eighteen nineteen twenty".split()
+    )
+} | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "hundred": 100, "twice": 2, "once": 1, "dozen": 12}
+
+
+def stated(value: float, text: str) -> bool:
+    """True when `value` is written in `text` (digits, with or without thousands commas, or a number
+    word): the program keeps only numbers the cited turn really holds."""
+    for m in _NUMBER.finditer(text):
+        try:
+            if abs(float(m.group(0).replace(",", "")) - value) < 1e-9:
+                return True
+        except ValueError:
+            continue
+    return any(_WORD_NUMBERS.get(w) == value for w in re.findall(r"[a-z]+", text.lower()))
+
+
+def local_day(when: datetime | None, tz: tzinfo) -> date | None:
+    """The calendar day of `when` in the user's zone (naive times are taken as UTC)."""
+    if when is None:
+        return None
+    if when.tzinfo is None:
+        from datetime import UTC
+
+        when = when.replace(tzinfo=UTC)
+    return when.astimezone(tz).date()
+
+
+def months_between(a: date, b: date) -> int:
+    """Whole calendar months from `a` to `b` (a <= b): 2023-01-31 → 2023-02-28 is 0, → 2023-03-01 is 1."""
+    months = (b.year - a.year) * 12 + (b.month - a.month)
+    return months - 1 if b.day < a.day else months
+
+
+def span(a: date, b: date, unit: str) -> int:
+    """Whole `unit`s (days, weeks, months, years) from `a` to `b` (order-insensitive)."""
+    a, b = min(a, b), max(a, b)
+    if unit == "weeks":
+        return (b - a).days // 7
+    if unit == "months":
+        return months_between(a, b)
+    if unit == "years":
+        return months_between(a, b) // 12
+    return (b - a).days
+
+
+def _num(v: float) -> str:
+    if float(v).is_integer():
+        return f"{int(v):,}"
+    return f"{v:,.2f}".rstrip("0").rstrip(".")
+
+
+_MONEY = re.compile(
+    r"\$|\bdollars?\b|\bspend|\bspent|\bcost|\bpaid|\bpay\b|\bprice|\bmoney|\braise|\bearn|\bsave", re.I
+)
+
+
+def _plural(n: int, unit: str) -> str:
+    return f"{n} {unit[:-1] if n == 1 else unit}"
+
+
+def compute(kind: QuestionKind, question: str, items: list[Item], now: datetime, tz: tzinfo) -> str | None:
+    """The answer sentence for an aggregation question, or None when the items cannot answer it."""
+    if not items:
+        return None
+    cite = lambda it: f"{it.what} {it.tag}"  # noqa: E731 - a one-line formatter
+    if kind.kind == "count":
+        total = sum(int(it.value) if it.value and it.value > 0 else 1 for it in items)
+        listed = "; ".join(
+            cite(it) + (f" ({_num(it.value)})" if it.value and it.value > 1 else "") for it in items
+        )
+        return f"{total} in total: {listed}."
+    if kind.kind == "sum":
+        valued = [it for it in items if it.value is not None]
+        if not valued:
+            return None
+        total = sum(it.value for it in valued)  # type: ignore[misc]
+        money = "$" if _MONEY.search(question) else ""
+        parts = " + ".join(f"{money}{_num(it.value)} ({it.what} {it.tag})" for it in valued)  # type: ignore[arg-type]
+        return (
+            f"{money}{_num(total)} in total: {parts}."
+            if len(valued) > 1
+            else f"{money}{_num(total)} ({valued[0].what} {valued[0].tag})."
+        )
+    dated = [(local_day(it.when, tz), it) for it in items]
+    dated = [(d, it) for d, it in dated if d is not None]
+    if not dated:
+        return None
+    dated.sort(key=lambda x: (x[0], x[1].ref))
+    if kind.kind == "order":
+        if len(dated) < 2:
+            return None
+        seq = ", then ".join(f"{it.what} ({d.isoformat()} {it.tag})" for d, it in dated)
+        return f"{dated[0][1].what} came first: {seq}."
+    if kind.kind == "date_diff":
+        today = now.astimezone(tz).date() if now.tzinfo else now.date()
+        unit = kind.unit
+        if kind.since_now or len({d for d, _ in dated}) < 2:
+            d, it = dated[-1] if not kind.since_now else dated[0]
+            n = span(d, today, unit)
+            return f"{_plural(n, unit)} ago: {it.what} was on {d.isoformat()} {it.tag}, today is {today.isoformat()}."
+        (d1, first), (d2, last) = dated[0], dated[-1]
+        n = span(d1, d2, unit)
+        extra = f" ({(d2 - d1).days} days)" if unit != "days" else ""
+        return (
+            f"{_plural(n, unit)}{extra}: from {first.what} on {d1.isoformat()} {first.tag} "
+            f"to {last.what} on {d2.isoformat()} {last.tag}."
+        )
+    return None

@@ -1,0 +1,112 @@
+"""The small-model controller: a deterministic first search, one batched relevance call per search,
+model-written keywords only for a follow-up search, never the same search twice, at most a few rounds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...types import Block
+from .. import prompts
+from ..context import focus
+from ..keywords import content_words, feedback_keywords, question_keywords
+from ..run import Run
+from ..schemas import query_schema, relevant_schema
+from .base import check_search
+
+
+@dataclass
+class SmallController:
+    """Stepwise control a 0.5B-1.5B model can follow (see the module docstring).
+
+    Round 1 searches the question's own content words (no model call, so its hits can be shown at
+    once), applying the run's date hint when there is one. Each search gets one relevance call over
+    all its results. A follow-up round runs when nothing relevant was found, or when the question
+    aggregates (count, sum, dates, order: the items may sit in several sessions)."""
+
+    name: str = "small"
+    max_rounds: int = 3
+    line_chars: int = 240
+    dates: bool = True
+    fallback: int = 3
+    model_keywords: bool = False
+    """Ask the model for follow-up keywords (off: a 0.5B model copies the question's words back, measured;
+    the follow-up then adds the words that recur in what was found relevant)."""
+
+    def collect(self, run: Run) -> None:
+        """Stage 1 (see the class docstring)."""
+        words = question_keywords(run.question, 12)
+        blocks: list[Block] | None = None
+        hint = run.date_hint
+        if hint is not None and (hint.date_from or hint.date_to):
+            blocks = run.search(words, hint.date_from, hint.date_to)
+            if not blocks:
+                blocks = run.search(words)
+        else:
+            blocks = run.search(words)
+        found = self.judge(run, blocks or [])
+        rounds, reason = 1, "rounds"
+        while rounds < self.max_rounds:
+            if found and not run.kind.aggregates:
+                reason = "found"
+                break
+            run.round += 1
+            nxt = self.next_search(run)
+            if nxt is None:
+                reason = "no new keywords"
+                break
+            blocks = run.search(*nxt)
+            rounds += 1
+            if blocks is None:
+                reason = "repeat"
+                break
+            new = self.judge(run, blocks)
+            if run.kind.aggregates and found and not new:
+                reason = "nothing new"
+                break
+            found += new
+        run.finish(reason, self.fallback)
+
+    def judge(self, run: Run, blocks: list[Block]) -> int:
+        """One relevance call over all results; the relevant ones become notes. Returns how many."""
+        if not blocks:
+            return 0
+        words = content_words(run.question)
+        lines = []
+        for i, b in enumerate(blocks, 1):
+            hit = next((t for t in b.turns if t.turn == b.turn), b.turns[0])
+            lines.append(prompts.result_line(b, i, self.line_chars, focus(hit.text, words, self.line_chars)))
+
+        def check(data: dict) -> tuple[list[int] | None, str | None]:
+            return sorted(set(data["relevant"])), None
+
+        chosen = run.ask(
+            "relevance", prompts.relevance_prompt(run.head, lines), relevant_schema(len(blocks)), 32, check
+        )
+        if chosen:
+            run.note(chosen, blocks, "judged")
+        return len(chosen or [])
+
+    def next_search(self, run: Run) -> tuple | None:
+        """Keywords for a follow-up search (see `model_keywords`), never a search that already ran; None
+        when there is nothing new to search."""
+        if self.model_keywords:
+            action = run.ask(
+                "query",
+                prompts.keywords_prompt(run.head, run.used, self.dates),
+                query_schema(self.dates),
+                48,
+                lambda d: check_search(run, d),
+            )
+            if action is not None and not run.repeats(*action):
+                return action
+        texts = [t.text for n in run.notes for t in n.block.turns if t.turn in n.block.hit_turns]
+        if not texts:
+            texts = [t.text for b in run.first_blocks[:3] for t in b.turns if t.turn in b.hit_turns]
+        fed = feedback_keywords(run.question, texts)
+        if fed and not run.repeats(fed):
+            return (fed, None, None)
+        used = {w.lower() for k in run.used for w in k}
+        rest = [w for w in content_words(run.question) if w.lower() not in used]
+        if rest and not run.repeats(rest):
+            return (rest, None, None)
+        return None

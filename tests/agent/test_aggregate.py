@@ -1,0 +1,158 @@
+"""The program's arithmetic for aggregation answers and the deterministic question classifier."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from refind_desktop.agent.aggregate import Item, compute, local_day, months_between, span, stated
+from refind_desktop.agent.classify import QuestionKind, classify
+from refind_desktop.agent.controllers import controller_for
+from refind_desktop.agent.keywords import content_words, feedback_keywords, question_keywords
+
+UTC_NOW = datetime(2024, 3, 15, 12, 0, tzinfo=UTC)
+
+
+def item(what, when, value=None, n=1):
+    return Item(what, value, (f"s{n}", 0), f"[S{n} T0]", when)
+
+
+def at(y, m, d, h=12, tz=UTC):
+    return datetime(y, m, d, h, 0, tzinfo=tz)
+
+
+def test_counts_add_stated_quantities_and_cite_each_item():
+    items = [item("Seoul Garden", at(2023, 1, 2), n=1), item("Bibim House", at(2023, 2, 2), n=2)]
+    text = compute(QuestionKind("count"), "How many Korean restaurants?", items, UTC_NOW, UTC)
+    assert text == "2 in total: Seoul Garden [S1 T0]; Bibim House [S2 T0]."
+    items.append(item("jazz clubs", at(2023, 3, 1), value=3, n=3))
+    text = compute(QuestionKind("count"), "How many?", items, UTC_NOW, UTC)
+    assert text.startswith("5 in total:") and "jazz clubs [S3 T0] (3)" in text
+
+
+def test_sums_are_exact_and_formatted_like_money_when_the_question_is_about_money():
+    items = [
+        item("gift card", at(2023, 1, 2), 150, 1),
+        item("scarf", at(2023, 2, 2), 5700, 2),
+        item("x", None, 0.5, 3),
+    ]
+    text = compute(QuestionKind("sum"), "How much did I spend on gifts?", items, UTC_NOW, UTC)
+    assert text == "$5,850.5 in total: $150 (gift card [S1 T0]) + $5,700 (scarf [S2 T0]) + $0.5 (x [S3 T0])."
+    hours = compute(QuestionKind("sum"), "How many hours in total did I drive?", items[:2], UTC_NOW, UTC)
+    assert hours.startswith("5,850 in total: 150 (gift card")
+    assert compute(QuestionKind("sum"), "How much?", [item("y", None)], UTC_NOW, UTC) is None
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "unit", "n"),
+    [
+        (at(2023, 1, 31), at(2023, 2, 28), "days", 28),  # across a month end
+        (at(2023, 12, 20), at(2024, 1, 10), "days", 21),  # across a year end
+        (at(2024, 2, 28), at(2024, 3, 1), "days", 2),  # leap year
+        (at(2023, 1, 31), at(2023, 2, 28), "months", 0),  # not a whole month yet
+        (at(2023, 1, 31), at(2023, 3, 1), "months", 1),
+        (at(2022, 11, 15), at(2023, 2, 15), "months", 3),  # across a year end
+        (at(2023, 1, 1), at(2023, 1, 22), "weeks", 3),
+        (at(2021, 6, 1), at(2023, 5, 31), "years", 1),
+    ],
+)
+def test_spans_across_month_and_year_ends(a, b, unit, n):
+    assert span(a.date(), b.date(), unit) == n == span(b.date(), a.date(), unit)
+
+
+def test_months_between_is_calendar_months():
+    assert months_between(at(2023, 1, 15).date(), at(2023, 2, 14).date()) == 0
+    assert months_between(at(2023, 1, 15).date(), at(2023, 2, 15).date()) == 1
+
+
+def test_days_are_taken_in_the_users_time_zone():
+    # 23:30 UTC on 31 Dec is already 1 Jan in Berlin and still 31 Dec in New York
+    late = datetime(2023, 12, 31, 23, 30, tzinfo=UTC)
+    assert local_day(late, ZoneInfo("Europe/Berlin")).isoformat() == "2024-01-01"
+    assert local_day(late, ZoneInfo("America/New_York")).isoformat() == "2023-12-31"
+    assert local_day(datetime(2023, 12, 31, 23, 30), UTC).isoformat() == "2023-12-31"  # naive = UTC
+    items = [item("flu", datetime(2023, 12, 31, 23, 30, tzinfo=UTC), n=1), item("jog", at(2024, 1, 21), n=2)]
+    berlin = compute(
+        QuestionKind("date_diff", "days"), "How many days between?", items, UTC_NOW, ZoneInfo("Europe/Berlin")
+    )
+    utc = compute(QuestionKind("date_diff", "days"), "How many days between?", items, UTC_NOW, UTC)
+    assert berlin.startswith("20 days: from flu on 2024-01-01 [S1 T0]") and utc.startswith(
+        "21 days: from flu on 2023-12-31"
+    )
+
+
+def test_days_ago_count_from_the_questions_now():
+    now = datetime(2024, 1, 5, 9, 0, tzinfo=timezone(timedelta(hours=-5)))
+    items = [item("film festival", at(2023, 12, 20), n=4)]
+    text = compute(QuestionKind("date_diff", "days", since_now=True), "How many days ago?", items, now, UTC)
+    assert text == "16 days ago: film festival was on 2023-12-20 [S4 T0], today is 2024-01-05."
+    months = compute(
+        QuestionKind("date_diff", "months", since_now=True), "How many months ago?", items, now, UTC
+    )
+    assert months.startswith("0 months ago")
+
+
+def test_order_sorts_by_the_items_dates():
+    items = [item("Marketing Professionals", at(2023, 5, 1), n=2), item("Page Turners", at(2023, 3, 1), n=1)]
+    text = compute(QuestionKind("order"), "Which group did I join first?", items, UTC_NOW, UTC)
+    assert text.startswith("Page Turners came first: Page Turners (2023-03-01 [S1 T0]), then Marketing")
+    assert compute(QuestionKind("order"), "first?", items[:1], UTC_NOW, UTC) is None
+
+
+def test_only_numbers_written_in_the_turn_count():
+    assert stated(5850, "I raised $5,850 in total") and stated(4, "I tried four places")
+    assert stated(2.5, "about 2.5 hours") and not stated(7, "I tried four places")
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("How many Korean restaurants have I tried in my city?", "count"),
+        ("How much money did I raise in total through all the charity events?", "sum"),
+        (
+            "How many days had passed since I bought my Adidas shoes when I realized the laces broke?",
+            "date_diff",
+        ),
+        ("How many months ago did I attend the Seattle International Film Festival?", "date_diff"),
+        ("Which group did I join first, 'Page Turners' or 'Marketing Professionals'?", "order"),
+        ("What brand of shampoo do I currently use?", "latest"),
+        ("What type of action figure did I buy from a thrift store?", "lookup"),
+        ("How many years will I be when my friend Rachel gets married?", "count"),
+    ],
+)
+def test_classifier(question, kind):
+    assert classify(question).kind == kind
+
+
+def test_classifier_units_and_since_now():
+    k = classify("How many months ago did I attend the festival?")
+    assert (k.unit, k.since_now) == ("months", True)
+    k = classify("How many weeks passed between the bake sale and the marathon?")
+    assert (k.unit, k.since_now) == ("weeks", False)
+
+
+def test_keywords_drop_question_words_and_keep_names_first():
+    assert question_keywords("Which group did I join first, 'Page Turners' or 'Marketing Professionals'?")[
+        :2
+    ] == [
+        "Page Turners",
+        "Marketing Professionals",
+    ]
+    assert content_words("What time do I usually go to the gym?") == ["gym"]
+    fed = feedback_keywords("my bike?", ["The Trek bike chain", "new chain for the Trek"])
+    assert fed[0] == "bike" and set(fed[1:3]) == {"chain", "trek"}
+
+
+class _B:
+    def __init__(self, name, model="", hint=None):
+        self.name, self.model, self.controller_hint = name, model, hint
+
+
+def test_controller_is_chosen_by_the_model_not_the_back_end():
+    assert controller_for(_B("llama")) == "small"
+    assert controller_for(_B("openai", "qwen2.5-1.5b-instruct")) == "small"  # small, though served
+    assert controller_for(_B("openai", "gpt-4o")) == "oneshot"
+    assert controller_for(_B("llama", hint="oneshot")) == "oneshot"  # a catalog default
+    assert controller_for(_B("openai", "gpt-4o"), "small") == "small"  # the setting wins

@@ -67,7 +67,7 @@ def _units(notes: list[Note], words: list[str], hit_chars: int, near_chars: int)
     units: dict[tuple[str, int], _Unit] = {}
     for rank, note in enumerate(notes):
         b = note.block
-        fallback = 1 if note.how in ("fallback", "candidate") else 0
+        fallback = 1 if note.how in ("fallback", "candidate", "kept") else 0
         hits = set(b.hit_turns) or {b.turn}
         for t in b.turns:
             gap = min(abs(t.turn - h) for h in hits)

@@ -93,10 +93,14 @@ def test_one_batched_relevance_call_per_search(svc):
     assert n >= 3 and all(f"\n{i}. [" in prompt for i in range(1, n + 1))  # all K results in one call
     enum = relevance[0].schema["properties"]["relevant"]["items"]["enum"]
     assert enum == list(range(1, n + 1))  # only existing result numbers can be named
-    note = [e for e in result.trajectory if isinstance(e, NoteEvent)][0]
+    note, kept = [e for e in result.trajectory if isinstance(e, NoteEvent)]
     assert note.indices == [1, 3] and note.how == "judged"
     assert [s for s, _ in note.saved] == [hits[0][1], hits[2][1]]
-    assert kinds(result) == ["search", "note", "finish"] and result.trajectory[-1].reason == "found"
+    # the other results of the first search are kept too, after the judged ones (a small model's
+    # relevance call ranks well but drops answers)
+    assert kept.how == "kept" and [s for s, _ in kept.saved] == [h[1] for h in hits if h[0] not in (1, 3)]
+    assert [n.how for n in result.notes[:2]] == ["judged", "judged"]
+    assert kinds(result) == ["search", "note", "note", "finish"] and result.trajectory[-1].reason == "found"
 
 
 def test_no_search_runs_twice(svc):
@@ -106,8 +110,8 @@ def test_no_search_runs_twice(svc):
     keys = [query_key(s.keywords) | {str(s.date_from), str(s.date_to)} for s in result.searches]
     assert 2 <= len(keys) <= 3 and len(keys) == len(set(keys))
     assert not any(stage_of(c.schema) == "query" for c in backend.calls)  # follow-ups need no model call
-    # fallback notes: the first search's top results still reach the answer stage
-    assert [e.how for e in result.trajectory if isinstance(e, NoteEvent)] == ["fallback"]
+    # the first search's results are kept as notes: they still reach the answer stage
+    assert [e.how for e in result.trajectory if isinstance(e, NoteEvent)] == ["kept"]
 
 
 def test_a_repeated_model_query_is_not_run(svc):
@@ -262,7 +266,7 @@ def test_invalid_output_is_retried_a_bounded_number_of_times(svc):
     retries = [e for e in result.trajectory if isinstance(e, RetryEvent)]
     assert [r.attempt for r in retries] == [1, 2, 3] and retries[-1].gave_up
     assert "invalid" in backend.calls[1].messages[-1].content  # the error goes back to the model
-    assert [e.how for e in result.trajectory if isinstance(e, NoteEvent)] == ["fallback"]
+    assert [e.how for e in result.trajectory if isinstance(e, NoteEvent)] == ["kept"]
 
 
 def test_context_overflow_shrinks_the_answer_context(svc):
@@ -357,7 +361,10 @@ def test_result_json_shape(svc):
     json.dumps(data)
     assert {"answer", "citations", "trajectory", "usage", "kind", "tags"} <= set(data)
     assert data["citations"] == [{"session_id": "s:paris", "turn": 2}]
-    assert [t["type"] for t in data["trajectory"]] == ["search", "note", "finish"]
+    assert [t["type"] for t in data["trajectory"]][0] == "search" and data["trajectory"][-1][
+        "type"
+    ] == "finish"
+    assert {t["type"] for t in data["trajectory"][1:-1]} == {"note"}
     usage = data["usage"]
     assert usage["llm_calls"] == len(backend.calls) == 2 and usage["searches"] == 1
     assert {"prompt_tokens", "completion_tokens", "search_seconds", "model_seconds"} <= set(usage)

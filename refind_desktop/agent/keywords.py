@@ -56,6 +56,10 @@ def query_key(keywords: list[str]) -> frozenset[str]:
     return frozenset(w.lower() for k in keywords for w in _WORD.findall(k))
 
 
+ROLE_WORDS = frozenset({"user", "assistant", "system", "human", "tool", "model", "chatgpt", "claude", "bot"})
+"""Speaker labels that every turn's text carries ("User: ... Assistant: ..."): never feedback words."""
+
+
 def feedback_keywords(question: str, texts: list[str], extra: int = 3) -> list[str]:
     """A follow-up search without a model call: the question's content words plus the `extra` words
     that recur most in the texts found relevant so far (pseudo-relevance feedback)."""
@@ -66,7 +70,7 @@ def feedback_keywords(question: str, texts: list[str], extra: int = 3) -> list[s
         seen: set[str] = set()
         for m in _WORD.finditer(text):
             w = m.group(0).lower().strip(".'")
-            if len(w) < 4 or w in STOP_WORDS or w in have or w.isdigit() or w in seen:
+            if len(w) < 4 or w in STOP_WORDS or w in ROLE_WORDS or w in have or w.isdigit() or w in seen:
                 continue
             seen.add(w)
             counts[w] = counts.get(w, 0) + 1

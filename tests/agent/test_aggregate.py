@@ -143,6 +143,10 @@ def test_keywords_drop_question_words_and_keep_names_first():
     assert content_words("What time do I usually go to the gym?") == ["gym"]
     fed = feedback_keywords("my bike?", ["The Trek bike chain", "new chain for the Trek"])
     assert fed[0] == "bike" and set(fed[1:3]) == {"chain", "trek"}
+    # the speaker labels every turn carries are no topic words (they searched for "assistant, user")
+    texts = ["User: the Trek chain broke. Assistant: replace the chain", "User: Trek saddle? Assistant: yes"]
+    fed = feedback_keywords("my bike?", texts)
+    assert fed[0] == "bike" and {"trek", "chain"} <= set(fed) and not {"user", "assistant"} & set(fed)
 
 
 class _B:

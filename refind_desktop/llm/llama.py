@@ -74,7 +74,7 @@ class LlamaBackend:
         n_batch: int = 512,
         n_ubatch: int = 512,
         n_threads_batch: int = 0,
-        flash_attn: bool = False,
+        flash_attn: bool = True,  # measured on 2 cores: +28% prompt tok/s at 512, +16% at 6k, +4% generation
         type_k: int | None = None,
         type_v: int | None = None,
     ) -> None:

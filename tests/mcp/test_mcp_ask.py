@@ -92,7 +92,7 @@ async def test_cancel_stops_the_agent_and_the_server_keeps_serving(archive, tmp_
                 await first.wait()  # the first search ran: the agent is now judging its results
                 t0 = time.perf_counter()
                 stats = await s.call_tool("stats", {})  # the server answers while the agent works
-                # (a blocked server would answer only after the whole run, 3 model calls)
+                # (a blocked server would answer only after the whole run)
                 assert not stats.is_error and time.perf_counter() - t0 < delay
                 tg.cancel_scope.cancel()  # the SDK client sends notifications/cancelled
         assert first.is_set()
@@ -105,7 +105,7 @@ async def test_cancel_stops_the_agent_and_the_server_keeps_serving(archive, tmp_
         # the next question runs normally (the model lock was released)
         log.unlink()
         res = await s.call_tool("ask", {"question": "Which bike did I buy?"})
-        assert not res.is_error and len(lines(log)) == 3 and lines(log)[-1] == "answer"
+        assert not res.is_error and lines(log)[-1] == "answer"
 
 
 async def test_ask_bad_inputs(archive, tmp_path):

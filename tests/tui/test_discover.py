@@ -67,6 +67,7 @@ class TestFirstRunDiscovery:
         app = make_app(folder=None)
         async with app.run_test(size=(120, 40)) as pilot:
             await wait_for(pilot, lambda: isinstance(app.screen, DiscoverScreen) and app.screen.found)
+            await pilot.pause(0.3)  # the list of found logs re-lays out the dialog: click after it settled
             await pilot.click("#discover-folder")
             await wait_for(pilot, lambda: isinstance(app.screen, WelcomeScreen))
         app = make_app(folder=None)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from refind_desktop.index.migrations import migrate, statements
+from refind_desktop.index.migrations import enable_wal, migrate, statements
 
 COUNTING = [
     ("001_t", "CREATE TABLE t(x INTEGER); INSERT INTO t VALUES (1);"),
@@ -31,7 +31,7 @@ def _open(kind: str, path: str, start: float, out) -> None:
             Catalog(Path(path)).close()
         else:
             db = sqlite3.connect(path, timeout=30)
-            db.execute("PRAGMA journal_mode=WAL")
+            enable_wal(db)  # as the catalog and the vector state do (a bare PRAGMA can meet a lock)
             migrate(db, COUNTING)
             db.close()
         out.put("ok")

@@ -169,6 +169,23 @@ def as_utc(dt: datetime, tz: tzinfo = timezone.utc) -> datetime:
     return dt.astimezone(timezone.utc)
 
 
+MONTH_NAMES = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
+"""English month names, lower case, January first (for exports that write dates out in words)."""
+
+
 def stable_id(*parts: str) -> str:
     """Short stable hash for sources without ids (text exports)."""
     return hashlib.sha1("\x1f".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:16]

@@ -14,23 +14,9 @@ import ijson
 
 from ..errors import ParseError
 from ..types import Session
-from .base import Message, ParseContext, as_utc, finish_session, multiparty_turns, open_binary
+from .base import MONTH_NAMES, Message, ParseContext, as_utc, finish_session, multiparty_turns, open_binary
 
 _SESSION_KEY = re.compile(r"^session_(\d+)$")
-_MONTHS = (
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-)
 _DATE = re.compile(
     r"^\s*(\d{1,2}):(\d{2})\s*([ap])\.?m\.?\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$", re.IGNORECASE
 )
@@ -74,12 +60,12 @@ def parse_date(value: object, tz: tzinfo) -> datetime | None:
     Parsed by hand rather than with strptime's `%p`/`%B`, which depend on the process locale.
     """
     m = _DATE.match(value) if isinstance(value, str) else None
-    if not m or m.group(5).lower() not in _MONTHS:
+    if not m or m.group(5).lower() not in MONTH_NAMES:
         return None
     hour, minute, half, day, month, year = m.groups()
     h = int(hour) % 12 + (12 if half.lower() == "p" else 0)
     try:
-        return as_utc(datetime(int(year), _MONTHS.index(month.lower()) + 1, int(day), h, int(minute)), tz)
+        return as_utc(datetime(int(year), MONTH_NAMES.index(month.lower()) + 1, int(day), h, int(minute)), tz)
     except ValueError:
         return None
 

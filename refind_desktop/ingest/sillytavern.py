@@ -11,6 +11,7 @@ from typing import Any
 from ..errors import ParseError
 from ..types import Session
 from .base import (
+    MONTH_NAMES,
     JsonlStats,
     Message,
     ParseContext,
@@ -23,20 +24,6 @@ from .base import (
     stable_id,
 )
 
-_MONTHS = (
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-)
 # Older humanized send_date: "June 10, 2026 2:30pm" / "Sep 26, 2025 3:06 PM"
 _HUMAN = re.compile(
     r"^\s*([A-Za-z]+)\.?\s+(\d{1,2}),?\s+(\d{4}),?\s+"
@@ -127,7 +114,7 @@ def parse_send_date(value: object, tz: tzinfo) -> datetime | None:
         month = next(
             (
                 i + 1
-                for i, full in enumerate(_MONTHS)
+                for i, full in enumerate(MONTH_NAMES)
                 if full.startswith(month_name.lower()) and len(month_name) >= 3
             ),
             None,

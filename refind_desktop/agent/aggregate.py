@@ -42,6 +42,8 @@ INSTRUCTIONS = {
     "later session updates a number, list only the latest.",
     "sum": "List each amount the question adds up, with the tag of the turn that states it. value: the "
     "number only (no units or currency signs).",
+    "difference": "List the two amounts the question compares, with the tag of the turn that states "
+    "each. value: the number only (no units or currency signs).",
     "date_diff": "List the events the question names, with the tag of the turn where each is mentioned. "
     "value: null.",
     "order": "List the things the question compares, with the tag of the turn where each happened. "
@@ -80,6 +82,88 @@ def stated(value: float, text: str) -> bool:
         except ValueError:
             continue
     return any(_WORD_NUMBERS.get(w) == value for w in re.findall(r"[a-z]+", text.lower()))
+
+
+_COUNT_STOP = frozenset(
+    "of in from for at on with to by about during since before after did do does have has had are is "
+    "was were will would can could i i've i'd i'm i'll my we we've our you your me the a an that which "
+    "who".split()
+)
+
+
+def counted_noun(question: str) -> str | None:
+    """The head noun a "how many ..." question counts ("How many Korean restaurants have I tried" →
+    "restaurants"), or None."""
+    m = re.search(r"\b(?:how many|(?:total )?number of)\s+([^?.,;]+)", question, re.IGNORECASE)
+    if not m:
+        return None
+    phrase: list[str] = []
+    for word in re.findall(r"[A-Za-z][A-Za-z'-]*", m.group(1)):
+        if word.lower() in _COUNT_STOP:
+            break
+        phrase.append(word.lower())
+    return phrase[-1] if phrase else None
+
+
+def _stem(word: str) -> str:
+    word = word.lower()
+    for end in ("ies", "es", "s"):
+        if word.endswith(end) and len(word) - len(end) >= 3:
+            return word[: -len(end)]
+    return word
+
+
+_COUNT_WORD = r"\d{1,3}|" + "|".join(sorted(_WORD_NUMBERS, key=len, reverse=True))
+
+
+def stated_counts(noun: str, text: str) -> list[int]:
+    """The counts of `noun` written in `text` ("four Korean restaurants", "10 amateur comedians",
+    "twice" for times), in order; numbers naming something else are not counts."""
+    stem = re.escape(_stem(noun))
+    found: list[int] = []
+    if noun.lower() in ("time", "times"):
+        for m in re.finditer(r"\b(twice|once|(" + _COUNT_WORD + r")\s+times)\b", text, re.IGNORECASE):
+            word = (m.group(2) or m.group(1)).lower()
+            found.append(int(word) if word.isdigit() else _WORD_NUMBERS[word])
+        return found
+    gap = r"(?:(?!(?:" + "|".join(_COUNT_STOP) + r"|dollars?|hours?|minutes?|days?)\b)[A-Za-z'-]+\s+)"
+    pattern = rf"\b({_COUNT_WORD})\s+{gap}{{0,3}}?{stem}\w*"
+    matches = list(re.finditer(pattern, text, re.IGNORECASE))
+    # "I'm on episode 12": the noun then a number (a place in a series counts the ones before it)
+    single = re.escape(noun.lower()[:-1] if noun.lower().endswith("s") else noun.lower())
+    matches += re.finditer(rf"\b{single}\s+(\d{{1,3}})\b(?!\s*(?:%|percent|am|pm|:))", text, re.IGNORECASE)
+    for m in sorted(matches, key=lambda m: m.start()):
+        word = m.group(1).lower()
+        n = int(word) if word.isdigit() else _WORD_NUMBERS[word]
+        if 0 < n <= 500:
+            found.append(n)
+    return found
+
+
+def summed_stated(found: list[StatedCount]) -> tuple[int, list[StatedCount]]:
+    """A total over sessions: the largest count stated in each session, added up."""
+    last: dict[str, StatedCount] = {}
+    for s in found:
+        if s.ref[0] not in last or s.value > last[s.ref[0]].value:
+            last[s.ref[0]] = s
+    parts = list(last.values())
+    return sum(s.value for s in parts), parts
+
+
+_MONEY_AMOUNT = re.compile(r"\$\s?(\d[\d,]*(?:\.\d+)?)|(\d[\d,]*(?:\.\d+)?)\s?(?:dollars|usd)\b", re.I)
+
+
+def amount_in(item: str, turn_text: str) -> float | None:
+    """The amount of an item the model named without a value: a number written in the item itself
+    ("$120 hotel"), else the only money amount in the person's own words of the cited turn; None when
+    that is not one number."""
+    for m in _NUMBER.finditer(item):
+        try:
+            return float(m.group(0).replace(",", ""))
+        except ValueError:
+            continue
+    amounts = {float((m.group(1) or m.group(2)).replace(",", "")) for m in _MONEY_AMOUNT.finditer(turn_text)}
+    return amounts.pop() if len(amounts) == 1 else None
 
 
 def local_day(when: datetime | None, tz: tzinfo) -> date | None:
@@ -149,6 +233,16 @@ def compute(kind: QuestionKind, question: str, items: list[Item], now: datetime,
             if len(valued) > 1
             else f"{money}{_num(total)} ({valued[0].what} {valued[0].tag})."
         )
+    if kind.kind == "difference":
+        valued = [it for it in items if it.value is not None]
+        if len(valued) < 2:
+            return None
+        hi, lo = max(valued, key=lambda it: it.value), min(valued, key=lambda it: it.value)  # type: ignore[arg-type,return-value]
+        money = "$" if _MONEY.search(question) else ""
+        return (
+            f"{money}{_num(hi.value - lo.value)} more: {money}{_num(hi.value)} ({hi.what} {hi.tag}) "  # type: ignore[operator]
+            f"against {money}{_num(lo.value)} ({lo.what} {lo.tag})."  # type: ignore[arg-type]
+        )
     dated = [(local_day(it.when, tz), it) for it in items]
     dated = [(d, it) for d, it in dated if d is not None]
     if not dated:
@@ -174,3 +268,47 @@ def compute(kind: QuestionKind, question: str, items: list[Item], now: datetime,
             f"to {last.what} on {d2.isoformat()} {last.tag}."
         )
     return None
+
+
+@dataclass(frozen=True)
+class StatedCount:
+    """A count the person wrote ("I've tried four Korean restaurants"), where and when."""
+
+    value: int
+    ref: tuple[str, int]
+    tag: str
+    when: datetime | None
+
+
+def find_stated(
+    noun: str, turns: list[tuple[tuple[str, int], str, str, datetime | None]]
+) -> list[StatedCount]:
+    """Every count of `noun` in the person's own words of `turns` ((ref, tag, own words, when)), oldest
+    first (undated last, then by turn)."""
+    found = [
+        StatedCount(n, ref, tag, when)
+        for ref, tag, text, when in turns
+        for n in stated_counts(noun, text)[:1]
+    ]
+    far = datetime.max
+
+    def key(s: StatedCount) -> tuple:
+        w = s.when.replace(tzinfo=None) if s.when else far
+        return (w, s.ref[1])
+
+    return sorted(found, key=key)
+
+
+def stated_sentence(noun: str, found: list[StatedCount], tz: tzinfo) -> str:
+    """The answer from counts the person stated: the latest one wins (a later statement updates an
+    earlier one), earlier ones are named."""
+    last = found[-1]
+    day = local_day(last.when, tz)
+    on = f" on {day.isoformat()}" if day else ""
+    earlier = [s for s in found[:-1] if s.value != last.value]
+    before = "; ".join(
+        f"{s.value} {s.tag}" + (f" on {d.isoformat()}" if (d := local_day(s.when, tz)) else "")
+        for s in earlier
+    )
+    tail = f" Earlier you said {before}." if before else ""
+    return f"{last.value} {noun}: you said so{on} {last.tag}.{tail}"

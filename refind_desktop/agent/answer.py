@@ -4,18 +4,34 @@ program computes; other questions: one short streamed sentence over a token-budg
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import ContextOverflowError
+from ..index.said import own_words
 from ..llm.base import Completion
 from . import prompts
-from .aggregate import INSTRUCTIONS, Item, compute, items_schema, stated
+from .aggregate import (
+    INSTRUCTIONS,
+    Item,
+    StatedCount,
+    amount_in,
+    compute,
+    counted_noun,
+    find_stated,
+    items_schema,
+    stated,
+    stated_sentence,
+    summed_stated,
+)
 from .context import Context, build_context
 from .events import AnswerEvent, AnswerTokenEvent, Note
 from .keywords import content_words
 from .run import Run
 
+_MONEY_WORDS = re.compile(r"\$|\bmoney\b|\bspen[dt]\b|\bcost\b|\bpa(?:y|id)\b|\bdollars?\b|\bprice\b", re.I)
+_ANY_TAG = re.compile(r"\[\s*S\d+\s*T\d+\s*\]")
 _NOT_THERE = re.compile(r"not in your history", re.IGNORECASE)
 
 
@@ -44,8 +60,10 @@ def abstain(run: Run) -> Answer:
     return Answer(prompts.NO_HISTORY_ANSWER, [], abstained=True)
 
 
-def answer(run: Run, budget: int, max_tokens: int) -> Answer:
-    """Stage 2 for `run` (see the module docstring); `budget` is the context size in tokens."""
+def answer(run: Run, budget: int, max_tokens: int, style: str = "short") -> Answer:
+    """Stage 2 for `run` (see the module docstring); `budget` is the context size in tokens. `style`
+    "short": the model fills a schema with a few-word answer and the tag of the turn that says it (a
+    small model otherwise copies note lines); "sentence": one streamed sentence with tags."""
     if not run.notes:
         return abstain(run)
     count = token_counter(run.backend)
@@ -64,6 +82,21 @@ def answer(run: Run, budget: int, max_tokens: int) -> Answer:
                 done = _computed(run, ctx)
                 if done is not None:
                     return done
+            if run.kind.kind == "latest" and ctx.labels:  # "how many ... currently": the last stated count
+                found = _stated(run, ctx)
+                if found:
+                    sentence = stated_sentence(counted_noun(run.question) or "", found, run.tz)
+                    cites = [s.ref for s in found]
+                    run.emit(AnswerTokenEvent(sentence))
+                    run.emit(AnswerEvent(sentence, cites))
+                    return Answer(sentence, cites, computed=True)
+            if style == "short" and ctx.labels:
+                return _short(run, ctx, newest)
+            if style == "plain":
+                plain = build_context(
+                    reading, words, run.tags, budget, count, newest_first=newest, plain=True
+                )
+                return _plain(run, plain, newest, max_tokens)
             return _written(run, ctx, newest, max_tokens)
         except ContextOverflowError:
             if budget <= 300:
@@ -76,8 +109,7 @@ def _computed(run: Run, ctx: Context) -> Answer | None:
     instruction = INSTRUCTIONS[run.kind.kind]
     text = prompts.extract_prompt(run.head, ctx.text, instruction)
     data = run.ask("extract", text, items_schema(ctx.labels), 260, usage_stage="answer")
-    if not data:
-        return None
+    data = data or {"items": []}
     items: list[Item] = []
     seen: set[tuple[str, str]] = set()
     for raw in data.get("items", []):
@@ -87,8 +119,10 @@ def _computed(run: Run, ctx: Context) -> Answer | None:
             continue
         seen.add((raw["tag"], what.lower()))
         value = raw.get("value")
+        if value is None and run.kind.kind in ("sum", "difference"):
+            value = amount_in(what, _own(ctx, ref))
         if value is not None and not stated(float(value), ctx.texts.get(ref, "")):
-            if run.kind.kind == "sum":
+            if run.kind.kind in ("sum", "difference"):
                 continue  # an amount the cited turn does not hold is not added
             value = None
         if run.kind.kind == "count" and value is not None and not 1 < value <= 100:
@@ -99,40 +133,138 @@ def _computed(run: Run, ctx: Context) -> Answer | None:
             )
         )
     sentence = compute(run.kind, run.question, items, run.now, run.tz)
+    cites = list(dict.fromkeys(it.ref for it in items))
+    if run.kind.kind == "sum" and sentence is None and not _MONEY_WORDS.search(run.question):
+        written = _stated(run, ctx)  # "the total number of episodes": the counts stated per session, added
+        if written:
+            total, parts = summed_stated(written)
+            noun = counted_noun(run.question) or ""
+            sentence = f"{total} {noun} in total: " + " + ".join(f"{s.value} {s.tag}" for s in parts) + "."
+            cites = [s.ref for s in parts]
+    if run.kind.kind == "count":
+        written = _stated(run, ctx)
+        # a count the person wrote beats counting mentions, unless the items span several sessions
+        if written and len({it.ref[0] for it in items}) < 2:
+            noun = counted_noun(run.question) or ""
+            sentence, cites = stated_sentence(noun, written, run.tz), [s.ref for s in written]
     if sentence is None:
         return None
-    cites = list(dict.fromkeys(it.ref for it in items))
     run.emit(AnswerTokenEvent(sentence))
     run.emit(AnswerEvent(sentence, cites))
     return Answer(sentence, cites, computed=True)
 
 
-def _written(run: Run, ctx: Context, newest: bool, max_tokens: int) -> Answer:
-    """One short answer sentence, streamed when the back end can."""
-    messages = run.messages(prompts.answer_prompt(run.head, ctx.text, newest))
-    backend = run.backend
-    if getattr(backend, "can_stream", False):
-        run.check_cancel()
-        import time
+def _stated(run: Run, ctx: Context) -> list[StatedCount]:
+    """Counts of the question's noun written in the person's own words of the context's turns."""
+    noun = counted_noun(run.question)
+    if not noun:
+        return []
+    turns = [(ref, run.tags.tag(*ref), _own(ctx, ref), ctx.dates.get(ref)) for ref in ctx.refs]
+    return find_stated(noun, turns)
 
-        t0 = time.perf_counter()
-        pieces: list[str] = []
-        final: Completion | None = None
-        for item in backend.stream(messages, max_tokens=max_tokens):
-            if isinstance(item, Completion):
-                final = item
-                continue
-            pieces.append(item)
-            run.emit(AnswerTokenEvent(item))
-            run.check_cancel()
-        final = final or Completion("".join(pieces))
-        run.account("answer", final, time.perf_counter() - t0)
-        text = "".join(pieces) or final.text
-    else:
+
+def _own(ctx: Context, ref: tuple[str, int]) -> str:
+    """The person's own words of a context turn (a bare user message is all theirs)."""
+    text, speaker = ctx.texts.get(ref, ""), ctx.speakers.get(ref, "")
+    return own_words(text, speaker) or (text if speaker == "user" else "")
+
+
+def _short(run: Run, ctx: Context, newest: bool) -> Answer:
+    """A few-word answer and the tag of the turn that states it, under a schema; the program writes
+    the sentence (answer, tag, the turn's date)."""
+    text = prompts.short_answer_prompt(run.head, ctx.text, "newest" if newest else ctx.order)
+    data = run.ask("answer", text, prompts.short_answer_schema(ctx.labels), 60, usage_stage="answer")
+    said = " ".join(str((data or {}).get("answer") or "").split()).strip(" .;,")
+    ref = run.tags.lookup(str((data or {}).get("tag") or ""))
+    if not said or _NOT_THERE.search(said) or said.lower() in ("null", "none", "n/a", "unknown"):
+        return abstain(run)
+    cites = [ref] if ref is not None and ref in ctx.refs else []
+    sentence = said + (f" {run.tags.tag(*ref)}" if cites else "") + "."
+    if cites and run.kind.kind == "date_diff" and run.kind.since_now and ctx.dates.get(cites[0]):
+        # "how long ago": the turn the model named dates the event; the program measures to today
+        event = Item(said, None, cites[0], run.tags.tag(*cites[0]), ctx.dates[cites[0]])
+        sentence = compute(run.kind, run.question, [event], run.now, run.tz) or sentence
+    run.emit(AnswerTokenEvent(sentence))
+    run.emit(AnswerEvent(sentence, cites))
+    return Answer(sentence, cites)
+
+
+def _streamed(run: Run, prompt: str, max_tokens: int) -> str:
+    """One free-text answer call, streamed (each piece an AnswerTokenEvent) when the back end can."""
+    messages = run.messages(prompt)
+    backend = run.backend
+    if not getattr(backend, "can_stream", False):
         text = run.call("answer", messages, None, max_tokens).text
         run.emit(AnswerTokenEvent(text))
-    text = text.strip()
+        return text.strip()
+    run.check_cancel()
+    t0 = time.perf_counter()
+    pieces: list[str] = []
+    final: Completion | None = None
+    for item in backend.stream(messages, max_tokens=max_tokens):
+        if isinstance(item, Completion):
+            final = item
+            continue
+        pieces.append(item)
+        run.emit(AnswerTokenEvent(item))
+        run.check_cancel()
+    final = final or Completion("".join(pieces))
+    run.account("answer", final, time.perf_counter() - t0)
+    return ("".join(pieces) or final.text).strip()
+
+
+def _written(run: Run, ctx: Context, newest: bool, max_tokens: int) -> Answer:
+    """One short answer sentence citing tags, streamed when the back end can."""
+    text = _streamed(run, prompts.answer_prompt(run.head, ctx.text, newest), max_tokens)
     citations = run.tags.resolve(text, ctx.refs)
     abstained = bool(_NOT_THERE.search(text)) and not citations
     run.emit(AnswerEvent(text, citations, abstained=abstained))
     return Answer(text, citations, abstained)
+
+
+def _plain(run: Run, ctx: Context, newest: bool, max_tokens: int) -> Answer:
+    """One short sentence over tag-free excerpts, streamed; the program cites the turn(s) whose text
+    holds most of the answer's words (none when no shown turn holds any)."""
+    text = _streamed(run, prompts.plain_answer_prompt(run.head, ctx.text, newest), max_tokens)
+    text = " ".join(text.split())
+    if not text or _NOT_THERE.search(text):
+        run.emit(AnswerEvent(text or prompts.NO_HISTORY_ANSWER, [], abstained=True))
+        return Answer(text or prompts.NO_HISTORY_ANSWER, [], abstained=True)
+    text = " ".join(_ANY_TAG.sub(" ", text).split())  # no tags were shown; a copied one means nothing
+    text = re.sub(r"\s+([.,;:!?])", r"\1", text)
+    citations = attribute(text, ctx)
+    tags = " ".join(run.tags.tag(*ref) for ref in citations)
+    full = f"{text} {tags}".strip()
+    if citations and run.kind.kind == "date_diff" and run.kind.since_now and ctx.dates.get(citations[0]):
+        # "how long ago": the cited turn dates the event; the program measures to today
+        what = text if len(text) <= 80 else text[:77].rsplit(" ", 1)[0] + "..."
+        event = Item(what, None, citations[0], run.tags.tag(*citations[0]), ctx.dates[citations[0]])
+        full = compute(run.kind, run.question, [event], run.now, run.tz) or full
+    tail = full[len(text) :] if full.startswith(text) else "\n" + full
+    if tail.strip():
+        run.emit(AnswerTokenEvent(tail))
+    run.emit(AnswerEvent(full, citations))
+    return Answer(full, citations)
+
+
+def _stem(word: str) -> str:
+    return word.lower()[: max(4, len(word) - 2)]
+
+
+def attribute(text: str, ctx: Context, most: int = 2) -> list[tuple[str, int]]:
+    """The context turns an answer comes from: those whose shown text holds the most of the answer's
+    content words (at least one), best first, at most `most`."""
+    words = {_stem(w) for w in content_words(text)}
+    if not words:
+        return []
+    scored = []
+    for position, (ref, shown) in enumerate(ctx.shown.items()):
+        low = shown.lower()
+        hits = sum(1 for w in words if w in low)
+        if hits:
+            scored.append((-hits, position, ref))
+    scored.sort()
+    if not scored:
+        return []
+    best = scored[0][0]
+    return [ref for hits, _, ref in scored if hits == best][:most]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-KINDS = ("count", "sum", "date_diff", "order", "latest", "lookup")
-"""count / sum (aggregate items), date_diff (days/weeks/months/years between events or since one),
+KINDS = ("count", "sum", "difference", "date_diff", "order", "latest", "lookup")
+"""count / sum (aggregate items), difference (how much more one amount is than another), date_diff (days/weeks/months/years between events or since one),
 order (which came first), latest (a value that may have changed: newest session wins), lookup."""
 
 _UNITS = r"(days?|weeks?|months?|years?)"
@@ -26,6 +26,11 @@ _SUM = re.compile(
     r"total|in total|altogether|combined|all)\b|\b(total|combined|altogether|in total)\b.*\b(amount|"
     r"money|cost|spent|hours|distance|number)\b|\bhow many (hours|minutes|miles|kilometers|km|pages)\b.*"
     r"\b(total|in all|altogether|combined|spend|spent)\b",
+    re.IGNORECASE,
+)
+_DIFFERENCE = re.compile(
+    r"\bhow (much|many)(\s+\w+)?\s+(more|less|fewer|longer|shorter|older|younger|bigger|higher|lower|"
+    r"cheaper|faster|slower|further|farther)\b|\bwhat( i|'| wa)s the difference (between|in)\b",
     re.IGNORECASE,
 )
 _COUNT = re.compile(r"\bhow many\b|\bnumber of\b|\bcount of\b", re.IGNORECASE)
@@ -48,7 +53,7 @@ class QuestionKind:
     @property
     def aggregates(self) -> bool:
         """True for the kinds whose answer the program computes from extracted items."""
-        return self.kind in ("count", "sum", "date_diff", "order")
+        return self.kind in ("count", "sum", "difference", "date_diff", "order")
 
 
 def classify(question: str) -> QuestionKind:
@@ -63,6 +68,8 @@ def classify(question: str) -> QuestionKind:
         return QuestionKind("date_diff", name, since)
     if _ORDER.search(q):
         return QuestionKind("order")
+    if _DIFFERENCE.search(q):
+        return QuestionKind("difference")
     if _SUM.search(q):
         return QuestionKind("sum")
     if _COUNT.search(q):

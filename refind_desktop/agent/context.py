@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from .events import Note
-from .prompts import tagged_turn
+from .prompts import plain_turn, tagged_turn
 from .render import Tags, day_label, name
 
 
@@ -61,6 +61,12 @@ class Context:
     dates: dict[tuple[str, int], datetime | None]
     texts: dict[tuple[str, int], str]
     """The full text of each turn in the context (to check numbers the model extracts)."""
+    speakers: dict[tuple[str, int], str] = field(default_factory=dict)
+    """The speaker of each turn in the context."""
+    order: str = "oldest"
+    """How the sessions are ordered: oldest, newest (first) or rank (most relevant first)."""
+    shown: dict[tuple[str, int], str] = field(default_factory=dict)
+    """The (focused) text of each turn as the context shows it."""
 
 
 def _units(notes: list[Note], words: list[str], hit_chars: int, near_chars: int) -> list[_Unit]:
@@ -87,11 +93,14 @@ def build_context(
     budget: int,
     count: Callable[[str], int],
     newest_first: bool = False,
+    by_rank: bool = False,
+    plain: bool = False,
     hit_chars: int = 700,
     near_chars: int = 300,
 ) -> Context:
     """Notes → context of at most `budget` tokens: hit turns first (noted before candidates), then
-    their neighbours, then the rest."""
+    their neighbours, then the rest. `plain`: no tags (a small model copies tag lines instead of
+    answering); the program attributes the answer to turns itself."""
     info = {n.block.session_id: (n.block.session_date, n.block.session_title) for n in notes}
     when = {
         (n.block.session_id, t.turn): t.timestamp or n.block.session_date
@@ -120,14 +129,23 @@ def build_context(
         return (d or far, tags.session(sid))
 
     order = sorted(sessions, key=session_key, reverse=newest_first)
+    if by_rank:  # the session of the best-ranked turn first (what the model judged relevant leads)
+        best = {sid: min(u.priority[1:] for u in chosen if u.session_id == sid) for sid in sessions}
+        order = sorted(sessions, key=lambda sid: best[sid])
     lines: list[str] = []
     for sid in order:
         date, title = info[sid]
-        lines.append(
-            f"## {tags.session(sid)} | {day_label(date)}" + (f" | {name(title, 60)}" if title else "")
-        )
+        if plain:
+            lines.append(f"Chat of {day_label(date)}" + (f": {name(title, 60)}" if title else ""))
+        else:
+            lines.append(
+                f"## {tags.session(sid)} | {day_label(date)}" + (f" | {name(title, 60)}" if title else "")
+            )
         for u in sorted((u for u in chosen if u.session_id == sid), key=lambda u: u.turn):
-            lines.append(tagged_turn(tags, u.session_id, u.turn, u.speaker, u.text))
+            if plain:
+                lines.append(plain_turn(u.speaker, u.text))
+            else:
+                lines.append(tagged_turn(tags, u.session_id, u.turn, u.speaker, u.text))
         lines.append("")
     refs = {(u.session_id, u.turn) for u in chosen}
     labels = [
@@ -143,4 +161,7 @@ def build_context(
         used,
         {r: when.get(r) for r in refs},
         {r: full.get(r, "") for r in refs},
+        {(u.session_id, u.turn): u.speaker for u in chosen},
+        "rank" if by_rank else "newest" if newest_first else "oldest",
+        {(u.session_id, u.turn): u.text for u in chosen},
     )

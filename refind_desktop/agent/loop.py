@@ -44,6 +44,9 @@ class AgentConfig:
     """Token budget of the answer stage's context (counted with the model's tokenizer)."""
     answer_max_tokens: int = 80
     """Tokens of the written answer (one sentence and its tags: small models ramble otherwise)."""
+    answer_style: str = "plain"
+    """short: a few words and a tag under a schema (the program writes the sentence); sentence: one
+    streamed sentence with tags (agent/answer.py)."""
     fallback_notes: int = 3
     """When the controller saved nothing, keep this many top results of the first search as notes."""
     judge: str = "auto"
@@ -122,7 +125,7 @@ class Agent:
         )
         t0 = time.perf_counter()
         self._loop(run)
-        out = answer(run, self._budget(), self.config.answer_max_tokens)
+        out = answer(run, self._budget(), self.config.answer_max_tokens, self.config.answer_style)
         total = time.perf_counter() - t0
         return AgentResult(
             question=question,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from ..index.said import ASSISTANT_STYLE
 from ..types import Block
 from .render import Tags, day_label, name, neutralise
 
@@ -107,6 +108,38 @@ def answer_prompt(head: str, context: str, newest_first: bool) -> str:
     )
 
 
+def short_answer_prompt(head: str, context: str, order: str) -> str:
+    """The short answer call: the budgeted context (sessions in `order`: newest, oldest or rank),
+    the question again, then a few words and a tag."""
+    latest = " If the notes disagree, the newest session is right." if order == "newest" else ""
+    order = {"newest": "newest session first", "oldest": "oldest session first"}.get(
+        order, "most relevant first"
+    )
+    # no "Today:" line: a small model copies today's date as the answer to "when" (measured on the
+    # demo); the program does all arithmetic with today's date itself
+    head = "".join(line + "\n" for line in head.splitlines() if not line.startswith("Today: "))
+    return (
+        head + f"\nNotes from the user's chats ({order}):\n<<<DATA\n{context}\nDATA>>>\n\n"
+        f"{_question(head)}\nAnswer every part of the question in a few words, copying the names, "
+        f"numbers, dates or places it asks for from the turn that states them. First give that turn's "
+        f"tag.{latest}\n"
+        'Reply as JSON: {"tag": "S1 T2", "answer": "..."}'
+    )
+
+
+def short_answer_schema(labels: list[str]) -> dict:
+    """The short answer's reply: a few words and one of the context's tags."""
+    return {
+        "type": "object",
+        "properties": {
+            "tag": {"type": "string", "enum": labels},
+            "answer": {"type": "string", "maxLength": 120},
+        },
+        "required": ["tag", "answer"],
+        "additionalProperties": False,
+    }
+
+
 def extract_prompt(head: str, context: str, instruction: str) -> str:
     """The aggregation call: items with tags under a schema; the program computes the answer."""
     return (
@@ -116,7 +149,29 @@ def extract_prompt(head: str, context: str, instruction: str) -> str:
     )
 
 
+def plain_turn(speaker: str, text: str) -> str:
+    """One turn of a tag-free answer context: speaker (unless the text carries its own labels), text."""
+    return f"- {_who(speaker, text)}{neutralise(text)}"
+
+
+def plain_answer_prompt(head: str, context: str, newest_first: bool) -> str:
+    """The plain answer call: excerpts without tags, the question, one short sentence back."""
+    head = "".join(line + "\n" for line in head.splitlines() if not line.startswith("Today: "))
+    order = "newest first" if newest_first else "oldest first"
+    latest = " If the excerpts disagree, the newest chat is right." if newest_first else ""
+    return (
+        head + f"\nExcerpts of the user's chats ({order}):\n<<<DATA\n{context}\nDATA>>>\n\n"
+        f"{_question(head)}\nAnswer it in one short sentence, using only the excerpts.{latest}"
+    )
+
+
 def tagged_turn(tags: Tags, session_id: str, turn: int, speaker: str, text: str) -> str:
-    """One turn of the answer context: tag, speaker, neutralised text."""
-    who = f"{name(speaker, 20)}: " if speaker else ""
-    return f"{tags.tag(session_id, turn)} {who}{neutralise(text)}"
+    """One turn of the answer context: tag, speaker (unless the text carries its own User:/Assistant:
+    labels), neutralised text."""
+    return f"{tags.tag(session_id, turn)} {_who(speaker, text)}{neutralise(text)}"
+
+
+def _who(speaker: str, text: str) -> str:
+    """ "name: ", or nothing when the text carries its own User:/Assistant: labels."""
+    labelled = speaker in ASSISTANT_STYLE and ("User: " in text[:12] or "Assistant: " in text)
+    return f"{name(speaker, 20)}: " if speaker and not labelled else ""

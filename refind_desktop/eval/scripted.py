@@ -1,7 +1,8 @@
 """`--backend scripted` / `--judge scripted`: deterministic model stand-ins that run the harness offline.
 
 The controller searches the question's content words, keeps every result and finishes after one
-search; the answer is the noted line that shares most words with the question; the judge marks an
+search; the answer is the noted line that shares most words with the question (its words and tag for the
+short answer); the judge marks an
 answer CORRECT when it contains the gold answer. Useful for tests and dry runs, not as a baseline.
 """
 
@@ -55,6 +56,15 @@ def _controller_reply(messages: list[ChatMessage], schema: dict) -> dict:
     return reply
 
 
+def _short_reply(messages: list[ChatMessage], schema: dict) -> dict:
+    """The short answer: the best line's words and its tag."""
+    line = _answer_reply(messages)
+    found = re.match(r"\[(S\d+ T\d+)\]\s*(.*)", line)
+    enum = schema["properties"]["tag"].get("enum") or [""]
+    tag = found.group(1) if found and found.group(1) in enum else enum[0]
+    return {"answer": (found.group(2) if found else line)[:120], "tag": tag}
+
+
 def _answer_reply(messages: list[ChatMessage]) -> str:
     question = set(_content_words(_question(messages)))
     best, best_score = "", 0
@@ -71,6 +81,8 @@ def offline_backend() -> ScriptedBackend:
     """The scripted controller + answer model."""
 
     def respond(messages: list[ChatMessage], schema: dict | None):
+        if schema is not None and {"answer", "tag"} <= set(schema.get("properties", {})):
+            return _short_reply(messages, schema)
         return _controller_reply(messages, schema) if schema is not None else _answer_reply(messages)
 
     return ScriptedBackend(responder=respond, name="scripted-offline", can_stream=False)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -91,6 +92,8 @@ class ScriptedBackend:
             raise reply
         data: Any = None
         text = json.dumps(reply) if isinstance(reply, dict | list) else str(reply)
+        if schema is not None and stage_of(schema) == "answer" and not text.lstrip().startswith("{"):
+            text = json.dumps(_short_answer(text, schema))
         if schema is not None:  # checked like a real back end's output: the one validator, once
             data = parse_json_output(text, schema, "scripted model")
         return Completion(text=text, usage=self._usage(messages, text), data=data)
@@ -116,6 +119,18 @@ class ScriptedBackend:
         yield Completion(text=text, usage=self._usage(messages, text))
 
 
+_TAG = re.compile(r"\[(S\d+ T\d+)\]")
+
+
+def _short_answer(sentence: str, schema: dict) -> dict:
+    """A test answer handler's sentence ("Rex [S2 T0]") as the short-answer schema's reply: its words
+    and its first tag (the schema's first tag when it names none)."""
+    tags = _TAG.findall(sentence)
+    enum = schema["properties"]["tag"].get("enum") or [""]
+    words = " ".join(_TAG.sub(" ", sentence).split()).strip(" .;")[:120]
+    return {"answer": words, "tag": tags[0] if tags and tags[0] in enum else enum[0]}
+
+
 def stage_of(schema: dict | None) -> str:
     """Which agent step a scripted call is, judged by its schema (None = the answer); for test responders."""
     if schema is None:
@@ -125,6 +140,8 @@ def stage_of(schema: dict | None) -> str:
         return "relevance"
     if "items" in props:
         return "extract"
+    if "answer" in props and "tag" in props:
+        return "answer"
     if "answer" in props:
         return "judge"
     if "indices" in props:

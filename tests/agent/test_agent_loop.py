@@ -281,7 +281,7 @@ def test_context_overflow_shrinks_the_answer_context(svc):
 
     backend = ScriptedBackend(by_stage(relevance=every_result, answer=answer))
     result = Agent(svc.engine, backend, config=small(answer_tokens=2000)).run("umbrella story?", NOW)
-    assert result.answer == "30 euros [S1 T2]" and len(sizes) == 2 and sizes[1] < sizes[0]
+    assert result.answer.startswith("30 euros") and len(sizes) == 2 and sizes[1] < sizes[0]
 
 
 def test_date_hint_applies_to_the_first_search_and_falls_back(svc):
@@ -308,13 +308,37 @@ def test_streamed_answer_maps_tags_back_to_real_turns(svc):
         )
     )
     events = []
-    result = Agent(svc.engine, backend, config=small()).run("which Trek bike?", NOW, on_event=events.append)
+    config = small(answer_style="sentence")
+    result = Agent(svc.engine, backend, config=config).run("which Trek bike?", NOW, on_event=events.append)
     tokens = "".join(e.text for e in events if isinstance(e, AnswerTokenEvent))
     assert tokens == result.answer
     assert result.citations == [("s:bike", 0)]  # S1 T7 is outside the notes, S5 was never handed out
     assert result.tags["S1"] == "s:bike"
     prompt = [c for c in backend.calls if c.streamed][0].prompt
     assert "Today: 2024-03-15 (Friday)" in prompt and "2024-02-20 (Tuesday)" in prompt
+
+
+def test_short_answer_is_a_few_words_and_a_tag_the_program_handed_out(svc):
+    def answer(text):
+        assert "Reply as JSON" in text and "in a few words" in text
+        return {"answer": "a blue Trek.", "tag": "S1 T0"}
+
+    backend = ScriptedBackend(by_stage(relevance={"relevant": [1]}, answer=answer))
+    events = []
+    config = small(answer_style="short")
+    result = Agent(svc.engine, backend, config=config).run("which Trek bike?", NOW, on_event=events.append)
+    assert result.answer == "a blue Trek [S1 T0]." and result.citations == [("s:bike", 0)]
+    call = [c for c in backend.calls if stage_of(c.schema) == "answer"][0]
+    assert not call.streamed and set(call.schema["properties"]["tag"]["enum"]) >= {"S1 T0"}
+    assert "".join(e.text for e in events if isinstance(e, AnswerTokenEvent)) == result.answer
+
+
+def test_a_short_answer_that_says_nothing_is_an_abstention(svc):
+    backend = ScriptedBackend(
+        by_stage(relevance={"relevant": [1]}, answer={"answer": "none", "tag": "S1 T0"})
+    )
+    result = Agent(svc.engine, backend, config=small(answer_style="short")).run("which Trek bike?", NOW)
+    assert result.abstained and "not in your history" in result.answer and result.citations == []
 
 
 def test_oneshot_controller_validates_take_note_indices(svc):
@@ -368,3 +392,75 @@ def test_result_json_shape(svc):
     usage = data["usage"]
     assert usage["llm_calls"] == len(backend.calls) == 2 and usage["searches"] == 1
     assert {"prompt_tokens", "completion_tokens", "search_seconds", "model_seconds"} <= set(usage)
+
+
+def test_a_count_the_person_stated_later_updates_an_earlier_one(svc):
+    from helpers.agent import session
+
+    svc.ingestor.apply_sessions(
+        [
+            session("s:kr1", day(1, 5), "I have tried three Korean restaurants in my city so far"),
+            session("s:kr2", day(3, 2), "Update: I've now tried four Korean restaurants in my city"),
+        ],
+        "korean",
+        "generic",
+    )
+    backend = ScriptedBackend(
+        by_stage(relevance=every_result, query={"keywords": ["x"]}, extract={"items": []})
+    )
+    result = Agent(svc.engine, backend, config=small(max_rounds=1)).run(
+        "How many Korean restaurants have I tried in my city?", NOW
+    )
+    assert result.computed and result.answer.startswith("4 restaurants: you said so on 2024-03-02 [S")
+    assert "Earlier you said 3" in result.answer
+    assert set(result.citations) == {("s:kr1", 0), ("s:kr2", 0)}
+
+
+def test_how_long_ago_is_measured_from_the_date_of_the_turn_the_short_answer_names(svc):
+    backend = ScriptedBackend(
+        by_stage(
+            relevance=every_result,
+            query={"keywords": ["x"]},
+            extract={"items": []},
+            answer={"answer": "bought the Trek", "tag": "S1 T0"},
+        )
+    )
+    result = Agent(svc.engine, backend, config=small(max_rounds=1, answer_style="short")).run(
+        "How many weeks ago did I buy the Trek bike?", NOW
+    )
+    # the bike session is dated 2024-02-20, the question's today is 2024-03-15: 24 days, 3 whole weeks
+    assert result.answer.startswith("3 weeks ago: bought the Trek was on 2024-02-20 [S1 T0]")
+    assert result.citations == [("s:bike", 0)]
+
+
+def test_plain_answer_shows_no_tags_and_the_program_cites_the_turn_holding_its_words(svc):
+    def answer(text):
+        assert "[S1" not in text and "Excerpts" in text and "Today:" not in text
+        return "It is a blue Trek."
+
+    backend = ScriptedBackend(by_stage(relevance={"relevant": [1]}, answer=answer))
+    events = []
+    result = Agent(svc.engine, backend, config=small()).run("which Trek bike?", NOW, on_event=events.append)
+    assert result.answer == "It is a blue Trek. [S1 T0]" and result.citations == [("s:bike", 0)]
+    assert "".join(e.text for e in events if isinstance(e, AnswerTokenEvent)) == result.answer
+
+
+def test_plain_answer_with_no_word_of_any_turn_cites_nothing(svc):
+    backend = ScriptedBackend(by_stage(relevance={"relevant": [1]}, answer="Zebra quantum."))
+    result = Agent(svc.engine, backend, config=small()).run("which Trek bike?", NOW)
+    assert result.answer == "Zebra quantum." and result.citations == []
+
+
+def test_plain_how_long_ago_is_measured_from_the_cited_turn(svc):
+    backend = ScriptedBackend(
+        by_stage(
+            relevance=every_result,
+            query={"keywords": ["x"]},
+            extract={"items": []},
+            answer="a new bike, a blue Trek",
+        )
+    )
+    result = Agent(svc.engine, backend, config=small(max_rounds=1)).run(
+        "How many weeks ago did I buy the Trek bike?", NOW
+    )
+    assert result.answer.startswith("3 weeks ago: a new bike, a blue Trek was on 2024-02-20 [S")

@@ -7,7 +7,20 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from refind_desktop.agent.aggregate import Item, compute, local_day, months_between, span, stated
+from refind_desktop.agent.aggregate import (
+    Item,
+    amount_in,
+    compute,
+    counted_noun,
+    find_stated,
+    local_day,
+    months_between,
+    span,
+    stated,
+    stated_counts,
+    stated_sentence,
+    summed_stated,
+)
 from refind_desktop.agent.classify import QuestionKind, classify
 from refind_desktop.agent.controllers import controller_for
 from refind_desktop.agent.keywords import content_words, feedback_keywords, question_keywords
@@ -120,6 +133,8 @@ def test_only_numbers_written_in_the_turn_count():
         ("What brand of shampoo do I currently use?", "latest"),
         ("What type of action figure did I buy from a thrift store?", "lookup"),
         ("How many years will I be when my friend Rachel gets married?", "count"),
+        ("How much more did I spend on the hotel in Hawaii than in Tokyo?", "difference"),
+        ("How many more miles did I run in May than in April?", "difference"),
     ],
 )
 def test_classifier(question, kind):
@@ -160,3 +175,64 @@ def test_controller_is_chosen_by_the_model_not_the_back_end():
     assert controller_for(_B("openai", "gpt-4o")) == "oneshot"
     assert controller_for(_B("llama", hint="oneshot")) == "oneshot"  # a catalog default
     assert controller_for(_B("openai", "gpt-4o"), "small") == "small"  # the setting wins
+
+
+@pytest.mark.parametrize(
+    ("question", "noun"),
+    [
+        ("How many Korean restaurants have I tried in my city?", "restaurants"),
+        ("How many videos of Corey Schafer's series have I completed so far?", "videos"),
+        ("How many times have I met up with Alex from Germany?", "times"),
+        ("What did I eat?", None),
+    ],
+)
+def test_counted_noun_is_the_head_noun_after_how_many(question, noun):
+    assert counted_noun(question) == noun
+
+
+def test_stated_counts_need_the_counted_noun_after_the_number():
+    assert stated_counts("restaurants", "I've tried four Korean restaurants and 2 Thai restaurants") == [4, 2]
+    assert stated_counts("properties", "a 3-bedroom house; I saw four properties") == [4]
+    assert stated_counts("restaurants", "I spent 40 dollars at the restaurant") == []
+    assert stated_counts("times", "we met twice, then 3 times more") == [2, 3]
+
+
+def test_the_latest_stated_count_wins_and_earlier_ones_are_named():
+    turns = [
+        (("s2", 1), "[S2 T1]", "I've now completed 30 videos", at(2023, 6, 1)),
+        (("s1", 0), "[S1 T0]", "I finished 20 videos of the series", at(2023, 5, 1)),
+        (("s3", 0), "[S3 T0]", "no number here", at(2023, 7, 1)),
+    ]
+    found = find_stated("videos", turns)
+    assert [s.value for s in found] == [20, 30]
+    text = stated_sentence("videos", found, UTC)
+    assert text == "30 videos: you said so on 2023-06-01 [S2 T1]. Earlier you said 20 [S1 T0] on 2023-05-01."
+
+
+def test_difference_is_the_larger_minus_the_smaller_amount():
+    items = [item("Tokyo hotel", at(2023, 1, 2), 120, n=1), item("Hawaii hotel", at(2023, 2, 2), 390, n=2)]
+    q = "How much more did I spend per night in Hawaii than in Tokyo?"
+    text = compute(QuestionKind("difference"), q, items, UTC_NOW, UTC)
+    assert text == "$270 more: $390 (Hawaii hotel [S2 T0]) against $120 (Tokyo hotel [S1 T0])."
+    assert compute(QuestionKind("difference"), q, items[:1], UTC_NOW, UTC) is None
+
+
+def test_an_amount_without_a_value_comes_from_the_item_or_the_only_amount_in_the_turn():
+    assert amount_in("$120 hotel", "whatever") == 120
+    assert amount_in("hostel in Tokyo", "a hostel in Tokyo that cost around $30 per night") == 30
+    assert amount_in("gift", "I paid 1,250 dollars for it") == 1250
+    assert amount_in("hotel", "it was $30, or $40 with breakfast") is None
+    assert amount_in("hotel", "no amount here") is None
+
+
+def test_a_total_number_adds_the_largest_count_stated_in_each_session():
+    turns = [
+        (("s1", 0), "[S1 T0]", "I just finished episode 12 of My Favorite Murder", at(2023, 5, 1)),
+        (("s1", 1), "[S1 T1]", "I listen to one episode a week", at(2023, 5, 1)),
+        (("s2", 1), "[S2 T1]", "I've finished around 15 episodes of How I Built This", at(2023, 5, 9)),
+    ]
+    noun = counted_noun("What is the total number of episodes I've listened to from both podcasts?")
+    assert noun == "episodes"
+    total, parts = summed_stated(find_stated(noun, turns))
+    assert total == 27 and [p.tag for p in parts] == ["[S1 T0]", "[S2 T1]"]
+    assert stated_counts("restaurants", "restaurants 5 stars, at 7 pm") == []

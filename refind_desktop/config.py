@@ -52,6 +52,10 @@ class Settings:
     controller: str = "auto"
     """ReFind controller: "small" (stepwise, for small local models), "oneshot" (the paper's take_note
     controller, for strong models) or "auto" (by the model: the catalog's default, else by size)."""
+    answer_style: str = "plain"
+    """ReFind answer: "plain" (tag-free excerpts, one streamed sentence; the program cites the turns
+    holding its words), "short" (a few words and a tag under a schema), "sentence" (tagged excerpts,
+    the model cites)."""
     embed_model: str = ""
     """Sentence-transformers model for Raw-RAG/hybrid: a local folder or cached name (empty = the packaged
     all-MiniLM-L6-v2). Nothing is fetched from a model hub. Changing it needs `refind embed --rebuild`."""

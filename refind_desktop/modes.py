@@ -50,6 +50,7 @@ def agent_config(settings: Any) -> AgentConfig:
     return AgentConfig(
         max_searches=getattr(settings, "max_searches", 4),
         controller=getattr(settings, "controller", "auto") or "auto",
+        answer_style=getattr(settings, "answer_style", "plain") or "plain",
     )
 
 

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..errors import ContextOverflowError
+from ..errors import ConfigError, ContextOverflowError
 from ..index.said import own_words
 from ..llm.base import Completion
 from . import prompts
@@ -30,6 +30,7 @@ from .events import AnswerEvent, AnswerTokenEvent, Note
 from .keywords import content_words
 from .run import Run
 
+STYLES = ("plain", "short", "sentence")
 _MONEY_WORDS = re.compile(r"\$|\bmoney\b|\bspen[dt]\b|\bcost\b|\bpa(?:y|id)\b|\bdollars?\b|\bprice\b", re.I)
 _ANY_TAG = re.compile(r"\[\s*S\d+\s*T\d+\s*\]")
 _NOT_THERE = re.compile(r"not in your history", re.IGNORECASE)
@@ -64,6 +65,8 @@ def answer(run: Run, budget: int, max_tokens: int, style: str = "short") -> Answ
     """Stage 2 for `run` (see the module docstring); `budget` is the context size in tokens. `style`
     "short": the model fills a schema with a few-word answer and the tag of the turn that says it (a
     small model otherwise copies note lines); "sentence": one streamed sentence with tags."""
+    if style not in STYLES:
+        raise ConfigError(f"unknown answer style {style!r}; choose one of {', '.join(STYLES)}")
     if not run.notes:
         return abstain(run)
     count = token_counter(run.backend)

@@ -136,9 +136,10 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--limit", type=int, default=None, metavar="N", help="N questions only (see --sample)")
     p.add_argument(
         "--sample",
-        choices=("first", "stratified"),
+        choices=("first", "stratified", "abstention"),
         default="first",
-        help="with --limit: the first N, or N round-robin across LongMemEval question types",
+        help="with --limit: the first N, or N round-robin across LongMemEval question types; "
+        "abstention: only LongMemEval's _abs questions (the answer is not in the history)",
     )
     p.add_argument(
         "--out",

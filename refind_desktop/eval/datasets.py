@@ -111,7 +111,8 @@ def load_units(
 ) -> Iterator[EvalUnit]:
     """Stream the eval units of a benchmark file; `limit` caps the number of questions.
 
-    `sample="stratified"` (LongMemEval only) takes the `limit` questions round-robin across types.
+    `sample="stratified"` (LongMemEval only) takes the `limit` questions round-robin across types;
+    `sample="abstention"` (LongMemEval only) only the `_abs` questions, whose answer is not in the history.
     """
     if dataset not in DATASETS:
         raise ConfigError(f"unknown dataset {dataset!r}; choose one of {', '.join(DATASETS)}")
@@ -130,6 +131,10 @@ def load_units(
     for n, item in enumerate(_items(Path(path)), start=1):
         if left is not None and left <= 0:
             return
+        if sample == "abstention" and not (
+            isinstance(item, dict) and str(item.get("question_id", "")).endswith("_abs")
+        ):
+            continue
         unit = loader(Path(path), item, n, tz)
         if unit is None:
             continue

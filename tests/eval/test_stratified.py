@@ -40,3 +40,14 @@ def test_stratified_picks_round_robin_across_types(tmp_path: Path):
     assert got == ["a1", "b1", "c1", "a2"]  # round-robin order
     first = [q.qid for u in load_units("longmemeval", path, 4) for q in u.questions]
     assert first == ["a1", "a2", "a3", "b1"]
+
+
+def test_abstention_sample_takes_only_the_abs_questions(tmp_path: Path):
+    items = [_item("a1", "A"), _item("a2_abs", "A"), _item("b1", "B"), _item("b2_abs", "B")]
+    path = tmp_path / "lme.json"
+    path.write_text(json.dumps(items))
+    got = [q.qid for u in load_units("longmemeval", path, None, sample="abstention") for q in u.questions]
+    assert got == ["a2_abs", "b2_abs"]
+    assert all(
+        q.abstention for u in load_units("longmemeval", path, 1, sample="abstention") for q in u.questions
+    )

@@ -9,11 +9,14 @@ from pathlib import Path
 
 from refind_desktop.llm.scripted import stage_of
 
-__all__ = ["ANSWER", "LISBON", "SAMPLES", "responder", "wait_for", "wait_indexed"]
+__all__ = ["ANSWER", "LISBON", "SAMPLES", "SHOWN", "responder", "wait_for", "wait_indexed"]
 
 SAMPLES = Path(__file__).resolve().parents[2] / "refind_desktop" / "samples"
 LISBON = "chatgpt:c0ffee00-0000-4000-8000-000000000001"
-ANSWER = f"Your flight is TAP Air Portugal TP1351 on 14 May 2025 at 06:40 [{LISBON} turn 2]."
+ANSWER = "Your flight is TAP Air Portugal TP1351 on 14 May 2025 at 06:40."
+"""What the scripted model writes (the plain answer: it was shown no tags)."""
+SHOWN = ANSWER + " [S1 T2]"
+"""The answer as shown: the program cites the turn that holds its words."""
 
 
 def responder(gate: threading.Event | None = None, answer: str = ANSWER) -> Callable:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from helpers.tui import ANSWER, LISBON, responder, wait_for, wait_indexed
+from helpers.tui import LISBON, SHOWN, responder, wait_for, wait_indexed
 from textual.widgets import Input, ListView
 
 from refind_desktop.agent import FinishEvent, NoteEvent, SearchEvent
@@ -41,7 +41,7 @@ class TestAsk:
             # the view shows the same events, the answer and one citation per cited turn
             assert pane.query_one(TrajectoryView).events == tuple(record.events)
             view = pane.query_one(AnswerView)
-            assert view.answer == ANSWER and not view.streaming
+            assert view.answer == SHOWN and not view.streaming
             assert view.citations == ((LISBON, 2, "Lisbon trip planning"),)
             # messages: steps and streamed pieces arrived before the final answer
             names = [type(m) for m in seen]
@@ -128,7 +128,7 @@ class TestAsk:
             history.index = 0
             await pilot.press("enter")
             assert pane.shown == 1
-            assert pane.query_one(AnswerView).answer == ANSWER
+            assert pane.query_one(AnswerView).answer == SHOWN
 
     async def test_mode_and_backend_are_switchable(self, make_app):
         made = []

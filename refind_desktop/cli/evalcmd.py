@@ -42,8 +42,8 @@ def register_rag_modes() -> None:
     from ..eval.modes import register_mode
     from ..rag.eval_modes import RAG_EVAL_MODES
 
-    for name, (fn, window, note) in RAG_EVAL_MODES.items():
-        register_mode(name, partial(_cut_mode, fn), context_window=window, note=note)
+    for name, (fn, window, note, as_of) in RAG_EVAL_MODES.items():
+        register_mode(name, partial(_cut_mode, fn), context_window=window, note=note, as_of=as_of)
 
 
 def _cut_mode(fn: Callable, services: object, question: str, k: int) -> list:

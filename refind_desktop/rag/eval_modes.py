@@ -51,7 +51,8 @@ def dense_rrf_mode(services: Any, question: str) -> list[Hit]:
 
 
 def hybrid_mode(services: Any, question: str) -> list[Hit]:
-    """Four-way RRF (BM25 turn + session, dense turn + session), single shot."""
+    """Four-way RRF (BM25 turn + session, dense turn + session), single shot, both sides under the
+    question's `as_of` bound (the archive setting)."""
     from .hybrid import HybridEngine
 
     engine = services.hybrid
@@ -59,23 +60,27 @@ def hybrid_mode(services: Any, question: str) -> list[Hit]:
         engine = services.hybrid = HybridEngine(
             services.index, services.catalog, _ready(services), services.tz
         )
+    engine = engine.bounded(getattr(services.engine, "as_of", None))
     ranked = engine.candidates(question, options=SearchOptions())
     sids = _sid(services, [r.sord for r in ranked])
     return [(sids[r.sord], r.turn) for r in ranked if r.sord in sids]
 
 
-RAG_EVAL_MODES: dict[str, tuple[Any, int, str]] = {
+RAG_EVAL_MODES: dict[str, tuple[Any, int, str, bool]] = {
     "dense": (
         dense_mode,
         0,
         "Raw-RAG order: exact cosine over 256/32-token windows (rerank when "
         "rerank_model is set, else dense order), windows expanded to their turns",
+        False,
     ),
-    "dense-rrf": (dense_rrf_mode, 0, "dense turn rank + dense session rank (top-3 sum), RRF k=60"),
+    "dense-rrf": (dense_rrf_mode, 0, "dense turn rank + dense session rank (top-3 sum), RRF k=60", False),
     "hybrid": (
         hybrid_mode,
         SearchOptions().context_window,
         "four-way RRF k=60: BM25 turn/session + dense turn/session ranks, ±2 turns of context",
+        True,
     ),
 }
-"""name → (ranking function, context window, note)."""
+"""name → (ranking function, context window, note, whether it applies the archive setting's `as_of`
+bound: only those run there)."""

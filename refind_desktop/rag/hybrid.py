@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import UTC, date, tzinfo
+from datetime import UTC, date, datetime, tzinfo
 
 from ..index.catalog import Catalog
 from ..index.store import TurnIndex
-from ..search.engine import RankedTurn, SearchEngine, SearchOptions, day_bounds
+from ..search.engine import RankedTurn, SearchEngine, SearchOptions, day_bounds, utc_naive
 from .dense import DenseRetriever
 
 DENSE_POOL = 1000
@@ -51,12 +51,23 @@ class HybridEngine(SearchEngine):
     """A drop-in `SearchEngine` (for the agent and single-shot search) whose candidates are four-way RRF.
 
     Context expansion, the time filter and seen-session exclusion behave as in the ReFind engine;
-    the time filter and the exclusion apply to the dense side too.
+    the time filter, the exclusion and the engine's `as_of` bound apply to the dense side too.
     """
 
-    def __init__(self, index: TurnIndex, catalog: Catalog, dense: DenseRetriever, tz: tzinfo = UTC) -> None:
-        super().__init__(index, catalog, tz)
+    def __init__(
+        self,
+        index: TurnIndex,
+        catalog: Catalog,
+        dense: DenseRetriever,
+        tz: tzinfo = UTC,
+        as_of: datetime | None = None,
+    ) -> None:
+        super().__init__(index, catalog, tz, as_of)
         self.dense = dense
+
+    def bounded(self, as_of: datetime | None) -> HybridEngine:
+        """The same engine seeing only the turns dated at or before `as_of` on both sides."""
+        return HybridEngine(self.index, self.catalog, self.dense, self.tz, as_of)
 
     def candidates(
         self,
@@ -75,10 +86,12 @@ class HybridEngine(SearchEngine):
             set(self.catalog.sid_to_ords(sorted(exclude))) if options.session_dedup and exclude else None
         )
         allowed = None
-        if options.temporal and (date_from or date_to):
+        ranged = bool(options.temporal and (date_from or date_to))
+        if ranged or self.as_of is not None:
+            lo_day, hi_day = (date_from, date_to) if ranged else (None, None)
 
             def allowed(pairs: list[tuple[int, int]]) -> set[tuple[int, int]]:
-                return self._in_range(pairs, date_from, date_to)
+                return self._in_range(pairs, lo_day, hi_day)
 
         turn_rank, session_rank, _ = self.dense.turn_ranks(keywords, DENSE_POOL, excluded, allowed)
         return rrf4(bm25, turn_rank, session_rank, options.rrf_k)[:limit]
@@ -86,7 +99,8 @@ class HybridEngine(SearchEngine):
     def _in_range(
         self, pairs: list[tuple[int, int]], date_from: date | None, date_to: date | None
     ) -> set[tuple[int, int]]:
-        """The (sord, turn) pairs whose turn time lies inside the inclusive day range."""
+        """The (sord, turn) pairs whose turn time lies inside the inclusive day range and at or before
+        the engine's `as_of` bound (undated turns never pass either)."""
         if not pairs:
             return set()
         recs = self.catalog.ords_to_sessions(sorted({s for s, _ in pairs}))
@@ -94,4 +108,7 @@ class HybridEngine(SearchEngine):
         if not sids:
             return set()
         lo, hi = day_bounds(date_from, date_to, self.tz)
+        if self.as_of is not None:
+            bound = utc_naive(self.as_of, self.tz)
+            hi = bound if hi is None else min(hi, bound)
         return self.index.turns_in_time_range(sids, lo, hi) & set(pairs)

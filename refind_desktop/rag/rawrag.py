@@ -250,10 +250,12 @@ def run_rawrag(
 
 
 def hybrid_engine(svc: Any) -> Any:
-    """The HybridEngine over the services' index, catalog and vectors."""
+    """The HybridEngine over the services' index, catalog and vectors, under the services' engine's
+    `as_of` bound (set by the eval harness in the archive setting; None otherwise)."""
     from .hybrid import HybridEngine
 
-    return HybridEngine(svc.index, svc.catalog, dense_for(svc), svc.tz)
+    as_of = getattr(svc.engine, "as_of", None)
+    return HybridEngine(svc.index, svc.catalog, dense_for(svc), svc.tz, as_of)
 
 
 def run_hybrid(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import UTC, date, datetime
 
 import pytest
 from helpers.rag import day, session, words
@@ -11,7 +11,7 @@ from refind_desktop.errors import ConfigError
 from refind_desktop.llm.scripted import ScriptedBackend
 from refind_desktop.rag import RAG_RUNNERS
 from refind_desktop.rag.hybrid import HybridEngine, rrf4
-from refind_desktop.rag.rawrag import FALLBACK, dense_for
+from refind_desktop.rag.rawrag import FALLBACK, dense_for, hybrid_engine
 from refind_desktop.search.engine import RankedTurn, SearchOptions
 
 ARCHIVE = [
@@ -101,6 +101,35 @@ def test_hybrid_engine_fuses_dense_and_bm25_and_filters_both_sides(archive):
     assert all(archive.catalog.get_session_by_ord(r.sord).sid != "s:garden" for r in seen)
     march = engine.candidates("basil garden tomatoes", date(2024, 3, 1), date(2024, 3, 31))
     assert {archive.catalog.get_session_by_ord(r.sord).sid for r in march} <= {"s:trip"}
+
+
+def test_hybrid_engine_as_of_bound_hides_later_sessions_on_both_sides(archive):
+    """The archive setting's bound (eval harness only) holds for the dense side too: a session dated
+    after `as_of` never comes back, neither through BM25 nor as a dense-only candidate."""
+    engine = HybridEngine(archive.index, archive.catalog, dense_for(archive), archive.tz)
+    sid = archive.catalog.get_session_by_ord
+    assert "s:trip" in {sid(r.sord).sid for r in engine.candidates("Lisbon pastel hotel river")}
+    before_trip = engine.bounded(datetime(2024, 3, 1, tzinfo=UTC))
+    assert before_trip.as_of is not None and before_trip.dense is engine.dense
+    # "Lisbon" matches s:trip only; the dense side would still return every window without the bound
+    seen = {sid(r.sord).sid for r in before_trip.candidates("Lisbon pastel hotel river zzzunknown")}
+    assert seen and "s:trip" not in seen
+    assert {sid(r.sord).sid for r in before_trip.candidates("zzzunknown qqqword")} <= {"s:garden", "s:car"}
+    # the bound and a date range combine (February: only s:car)
+    feb = before_trip.candidates("basil garden tyres", date(2024, 2, 1), date(2024, 12, 31))
+    assert {sid(r.sord).sid for r in feb} == {"s:car"}
+    assert hybrid_engine_of(archive, datetime(2024, 2, 1, tzinfo=UTC)).as_of == datetime(
+        2024, 2, 1, tzinfo=UTC
+    )
+
+
+def hybrid_engine_of(svc, as_of):
+    """`rawrag.hybrid_engine` over services whose engine is bounded (as the eval harness makes them)."""
+    from types import SimpleNamespace
+
+    view = SimpleNamespace(**{k: getattr(svc, k) for k in ("index", "catalog", "dense", "tz")})
+    view.engine = svc.engine.bounded(as_of)
+    return hybrid_engine(view)
 
 
 def test_agent_over_the_hybrid_engine(archive):

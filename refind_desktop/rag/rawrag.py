@@ -242,6 +242,11 @@ def run_rawrag(
     date_hint: Any = None,
 ) -> RagResult:
     """`refind ask --mode rawrag` (`cancel` stops it between steps; a date hint does not apply)."""
+    if getattr(svc.engine, "as_of", None) is not None:
+        raise ConfigError(
+            "rawrag cannot run in the archive setting: its window retrieval does not apply the as-of "
+            "bound, so later sessions would leak into its notes; use --mode hybrid or refind"
+        )
     dense = dense_for(svc)
     require_vectors(dense)
     agent = RawRagAgent(dense, svc.engine, backend, AgentConfig(max_searches=1))

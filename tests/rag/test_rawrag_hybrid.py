@@ -123,6 +123,18 @@ def test_hybrid_engine_as_of_bound_hides_later_sessions_on_both_sides(archive):
     )
 
 
+def test_rawrag_refuses_a_bounded_engine(archive):
+    """Raw-RAG's window retrieval has no as-of bound: under one (the archive setting) it refuses."""
+    from types import SimpleNamespace
+
+    view = SimpleNamespace(
+        **{k: getattr(archive, k) for k in ("index", "catalog", "dense", "tz", "settings")}
+    )
+    view.engine = archive.engine.bounded(datetime(2024, 3, 1, tzinfo=UTC))
+    with pytest.raises(ConfigError, match="archive setting"):
+        RAG_RUNNERS["rawrag"](view, ScriptedBackend(), "rawrag", "Lisbon?", None, None)
+
+
 def hybrid_engine_of(svc, as_of):
     """`rawrag.hybrid_engine` over services whose engine is bounded (as the eval harness makes them)."""
     from types import SimpleNamespace

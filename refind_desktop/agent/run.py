@@ -89,21 +89,40 @@ class Run:
 
     # ---- search -------------------------------------------------------------------------------
     def repeats(
-        self, keywords: list[str], date_from: date | None = None, date_to: date | None = None
+        self,
+        keywords: list[str],
+        date_from: date | None = None,
+        date_to: date | None = None,
+        rrf: bool | None = None,
     ) -> bool:
-        """True when this exact search (same words, same range) already ran in this question."""
-        return (query_key(keywords) | {f"@{date_from}", f"~{date_to}"}) in self.seen_queries
+        """True when this exact search (same words, same range, same ranking) already ran in this
+        question."""
+        return self._key(keywords, date_from, date_to, rrf) in self.seen_queries
+
+    @staticmethod
+    def _key(
+        keywords: list[str], date_from: date | None, date_to: date | None, rrf: bool | None
+    ) -> frozenset:
+        extra = {f"@{date_from}", f"~{date_to}"} | ({f"#rrf={rrf}"} if rrf is not None else set())
+        return query_key(keywords) | extra
 
     def search(
-        self, keywords: list[str], date_from: date | None = None, date_to: date | None = None
+        self,
+        keywords: list[str],
+        date_from: date | None = None,
+        date_to: date | None = None,
+        top_k: int | None = None,
+        rrf: bool | None = None,
     ) -> list[Block] | None:
-        """One search_chatrecord; None (and no search) when the same search already ran."""
-        if self.repeats(keywords, date_from, date_to):
+        """One search_chatrecord (`top_k` turns, the run's by default; `rrf` False: ranked by turn
+        BM25 alone); None (and no search) when the same search already ran."""
+        if self.repeats(keywords, date_from, date_to, rrf):
             return None
-        self.seen_queries.add(query_key(keywords) | {f"@{date_from}", f"~{date_to}"})
+        self.seen_queries.add(self._key(keywords, date_from, date_to, rrf))
         self.check_cancel()
+        top_k = top_k or self.top_k
         t0 = time.perf_counter()
-        blocks = self.session.search(" ".join(keywords), date_from, date_to, self.top_k)
+        blocks = self.session.search(" ".join(keywords), date_from, date_to, top_k, rrf)
         spent = time.perf_counter() - t0
         self.search_seconds += spent
         self.searches += 1
@@ -113,9 +132,7 @@ class Run:
         for b in blocks:
             self.tags.session(b.session_id)
         hits = [(b.rank, b.session_id, b.turn) for b in blocks]
-        self.emit(
-            SearchEvent(self.round, list(keywords), date_from, date_to, self.top_k, hits, spent, blocks)
-        )
+        self.emit(SearchEvent(self.round, list(keywords), date_from, date_to, top_k, hits, spent, blocks))
         rng = f" from {date_from or '...'} to {date_to or '...'}" if date_from or date_to else ""
         self.history.append(f"{self.round}. keywords {keywords}{rng} -> {len(blocks)} results")
         return blocks

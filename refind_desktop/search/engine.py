@@ -294,9 +294,10 @@ class SearchSession:
         date_from: date | None = None,
         date_to: date | None = None,
         top_k: int | None = None,
+        rrf: bool | None = None,
     ) -> list[Block]:
-        """One `search_chatrecord` call."""
-        opts = self.options.with_(top_k=top_k)
+        """One `search_chatrecord` call (`top_k` and `rrf` override the session's options)."""
+        opts = self.options.with_(top_k=top_k, rrf=rrf)
         blocks = self.engine.search(keywords, date_from, date_to, self.seen, opts)
         if opts.session_dedup:
             self.seen.update(b.session_id for b in blocks)

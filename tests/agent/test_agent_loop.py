@@ -81,8 +81,11 @@ def test_first_search_runs_before_any_model_call_and_shows_its_hits(svc):
 
 
 def test_one_batched_relevance_call_per_search(svc):
+    from refind_desktop.agent.controllers import SmallController
+
     backend = ScriptedBackend(by_stage(relevance={"relevant": [1, 3]}, answer="ok [S1 T1]"))
-    result = Agent(svc.engine, backend, options=svc.search_options(top_k=4), config=small()).run(
+    once = SmallController(second_look=False)
+    result = Agent(svc.engine, backend, options=svc.search_options(top_k=4), controller=once).run(
         "umbrella Louvre shop?", NOW
     )
     relevance = [c for c in backend.calls if stage_of(c.schema) == "relevance"]
@@ -108,10 +111,11 @@ def test_no_search_runs_twice(svc):
     backend = ScriptedBackend(by_stage(relevance=NONE, answer="x"))
     result = Agent(svc.engine, backend, config=small(max_rounds=3)).run("umbrella bike tomatoes?", NOW)
     keys = [query_key(s.keywords) | {str(s.date_from), str(s.date_to)} for s in result.searches]
-    assert 2 <= len(keys) <= 3 and len(keys) == len(set(keys))
+    # the second look re-ranks the first search's words (turn BM25 alone); every other search differs
+    assert 2 <= len(keys) <= 3 and keys[0] == keys[1] and len(set(keys[1:])) == len(keys) - 1
     assert not any(stage_of(c.schema) == "query" for c in backend.calls)  # follow-ups need no model call
-    # the first search's results are kept as notes: they still reach the answer stage
-    assert [e.how for e in result.trajectory if isinstance(e, NoteEvent)] == ["kept"]
+    # the first search's and the second look's results are kept as notes: they reach the answer stage
+    assert [e.how for e in result.trajectory if isinstance(e, NoteEvent)] == ["kept", "kept"]
 
 
 def test_a_repeated_model_query_is_not_run(svc):
@@ -122,7 +126,7 @@ def test_a_repeated_model_query_is_not_run(svc):
     backend = ScriptedBackend(
         by_stage(relevance=NONE, query={"keywords": first, "date_from": None, "date_to": None}, answer="x")
     )
-    controller = SmallController(max_rounds=2, model_keywords=True)
+    controller = SmallController(max_rounds=2, model_keywords=True, second_look=False)
     result = Agent(svc.engine, backend, controller=controller).run(question, NOW)
     assert sum(stage_of(c.schema) == "query" for c in backend.calls) == 1  # the model proposed a repeat
     a, b = result.searches
@@ -147,7 +151,7 @@ def test_aggregation_questions_search_more_rounds_than_lookups(svc):
     lookup = Agent(svc.engine, backend, options=svc.search_options(top_k=1), config=small(max_rounds=3)).run(
         "Where is the umbrella from?", NOW
     )
-    assert len(lookup.searches) == 1
+    assert len(lookup.searches) == 2  # the first search and its second look, then "found"
 
 
 def add_long_sessions(svc):
@@ -266,7 +270,7 @@ def test_invalid_output_is_retried_a_bounded_number_of_times(svc):
     retries = [e for e in result.trajectory if isinstance(e, RetryEvent)]
     assert [r.attempt for r in retries] == [1, 2, 3] and retries[-1].gave_up
     assert "invalid" in backend.calls[1].messages[-1].content  # the error goes back to the model
-    assert [e.how for e in result.trajectory if isinstance(e, NoteEvent)] == ["kept"]
+    assert [e.how for e in result.trajectory if isinstance(e, NoteEvent)][0] == "kept"
 
 
 def test_context_overflow_shrinks_the_answer_context(svc):
@@ -282,6 +286,52 @@ def test_context_overflow_shrinks_the_answer_context(svc):
     backend = ScriptedBackend(by_stage(relevance=every_result, answer=answer))
     result = Agent(svc.engine, backend, config=small(answer_tokens=2000)).run("umbrella story?", NOW)
     assert result.answer.startswith("30 euros") and len(sizes) == 2 and sizes[1] < sizes[0]
+
+
+def test_first_search_can_return_more_results_than_the_follow_ups(svc):
+    from refind_desktop.agent.controllers import SmallController
+
+    backend = ScriptedBackend(by_stage(relevance={"relevant": [1]}, answer="x"))
+    options = svc.search_options(top_k=1, context_window=0)
+    controller = SmallController(max_rounds=3, first_k=3, second_look=False)
+    result = Agent(svc.engine, backend, options=options, controller=controller).run("umbrella?", NOW)
+    first = result.searches[0]
+    assert first.top_k == 3 and len(first.hits) == 3  # three umbrella sessions, one turn each
+    # every first result is a note: the judged one, then the other two kept
+    assert [n.how for n in result.notes] == ["judged", "kept", "kept"]
+    assert {n.block.session_id for n in result.notes} == {sid for _, sid, _ in first.hits}
+    assert len(result.searches) == 1 and result.trajectory[-1].reason == "found"
+
+
+def test_second_look_ranks_the_same_words_by_turn_bm25_without_the_seen_sessions(svc):
+    from refind_desktop.agent.controllers import SmallController
+
+    def relevance(text):  # the first result of each search is relevant
+        return {"relevant": [1]}
+
+    options = svc.search_options(top_k=1, context_window=0)
+    backend = ScriptedBackend(by_stage(relevance=relevance, answer="x"))
+    once = Agent(svc.engine, backend, options=options, controller=SmallController(second_look=False))
+    assert len(once.run("Where is the umbrella from?", NOW).searches) == 1
+    backend = ScriptedBackend(by_stage(relevance=relevance, answer="x"))
+    result = Agent(svc.engine, backend, options=options, controller=SmallController()).run(
+        "Where is the umbrella from?", NOW
+    )
+    a, b = result.searches
+    assert a.keywords == b.keywords and b.step == 2  # the same words, one round later ...
+    # ... never the first one's session (seen sessions are excluded), and the engine's turn ranking
+    assert {sid for _, sid, _ in a.hits}.isdisjoint({sid for _, sid, _ in b.hits})
+    turn_ranked = svc.engine.search(
+        " ".join(a.keywords), exclude={sid for _, sid, _ in a.hits}, options=options.with_(rrf=False)
+    )
+    assert [(x.session_id, x.turn) for x in turn_ranked] == [(sid, t) for _, sid, t in b.hits]
+    # both are notes: judged first, then the rest kept; the lookup stops there ("found")
+    assert [n.how for n in result.notes] == ["judged", "judged"]
+    assert sum(stage_of(c.schema) == "relevance" for c in backend.calls) == 2
+    assert result.trajectory[-1].reason == "found"
+    # the same search under another ranking is not a repeat; the same ranking is
+    run_keys = [(tuple(s.keywords), s.step) for s in result.searches]
+    assert len(run_keys) == len(set(run_keys))
 
 
 def test_date_hint_applies_to_the_first_search_and_falls_back(svc):
@@ -388,9 +438,9 @@ def test_result_json_shape(svc):
     assert [t["type"] for t in data["trajectory"]][0] == "search" and data["trajectory"][-1][
         "type"
     ] == "finish"
-    assert {t["type"] for t in data["trajectory"][1:-1]} == {"note"}
-    usage = data["usage"]
-    assert usage["llm_calls"] == len(backend.calls) == 2 and usage["searches"] == 1
+    assert {t["type"] for t in data["trajectory"][1:-1]} <= {"note", "search"}
+    usage = data["usage"]  # the first search, the second look, a relevance call each, the answer
+    assert usage["llm_calls"] == len(backend.calls) == 3 and usage["searches"] == 2
     assert {"prompt_tokens", "completion_tokens", "search_seconds", "model_seconds"} <= set(usage)
 
 

@@ -39,7 +39,7 @@ async def test_ask_with_the_embedded_model(archive, embedded_gguf, model_cache):
         data = res.structured_content
         assert data["usage"]["llm_calls"] >= 2 and data["usage"]["prompt_tokens"] > 0
         searches = [e for e in data["trajectory"] if e["type"] == "search"]
-        assert len(searches) == 1
+        assert 1 <= len(searches) <= 2  # the first search and (when it found anything) its second look
         assert progress[0].startswith("loading the model") and progress[1].startswith("search 1: ")
         assert data["answer"].startswith("<<<RECORD answer\n") and data["answer"].endswith(
             "\nRECORD answer>>>"

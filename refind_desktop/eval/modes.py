@@ -49,6 +49,7 @@ ABLATION_MODES = (
     "refind-v1",
     "refind-dated",
     "refind-since",
+    "second-look",
 )
 """Measured beside refind on request (--mode): what each part of the scoring adds."""
 ANCHOR = "bm25s"
@@ -197,6 +198,32 @@ register_mode(
     context_window=_REFIND.context_window,
     note="refind filtered to the conversations that can tell of the question's event: from the first "
     "day its time words name to the question's day; unfiltered when that finds nothing",
+    as_of=True,
+)
+
+
+def second_look_mode(options: SearchOptions, first: int = 5) -> ModeFn:
+    """The small controller's first two searches as one ranking: the fused ranking's top `first`
+    sessions (each with its turns in fused order), then the turn-BM25 ranking's turns of the other
+    sessions (the second look excludes the sessions already returned)."""
+    turn_only = options.with_(rrf=False)
+
+    def run(services, question: str, k: int) -> list[Hit]:
+        head = _hits(services, services.engine.candidates(question, options=options), 10**9)
+        shown = list(dict.fromkeys(sid for sid, _ in head))[:first]
+        kept = set(shown)
+        rest = _hits(services, services.engine.candidates(question, options=turn_only), 10**9)
+        return cut([h for h in head if h[0] in kept] + [h for h in rest if h[0] not in kept], k)
+
+    return run
+
+
+register_mode(
+    "second-look",
+    second_look_mode(_REFIND),
+    context_window=_REFIND.context_window,
+    note="the small controller's first two searches: refind's top 5 sessions, then the sessions "
+    "turn BM25 alone ranks first among the others (read it at @10; @5 equals refind)",
     as_of=True,
 )
 

@@ -150,6 +150,8 @@ def _computed(run: Run, ctx: Context) -> Answer | None:
         if written and len({it.ref[0] for it in items}) < 2:
             noun = counted_noun(run.question) or ""
             sentence, cites = stated_sentence(noun, written, run.tz), [s.ref for s in written]
+        elif len(items) == 1 and not items[0].value:
+            sentence = None  # "1 in total" from one mention is no count: the model's own answer reads better
     if sentence is None:
         return None
     run.emit(AnswerTokenEvent(sentence))

@@ -25,9 +25,6 @@ Actions (the program runs them): search_chatrecord (search by keywords, optional
 sessions returned before are excluded), take_note (save results of the last search), finish_search."""
 )
 
-NOT_THERE_SHORT = "That is not in your history."
-"""What the plain answer prompt asks for when the excerpts do not say (measured on the dev file's 5
-abstention questions and 10 others: 4/5 abstained against 0/5 without it, one fewer of the 10 right)."""
 NO_HISTORY_ANSWER = "That is not in your history: I found nothing about it in your chats."
 
 
@@ -164,8 +161,7 @@ def plain_answer_prompt(head: str, context: str, newest_first: bool) -> str:
     latest = " If the excerpts disagree, the newest chat is right." if newest_first else ""
     return (
         head + f"\nExcerpts of the user's chats ({order}):\n<<<DATA\n{context}\nDATA>>>\n\n"
-        f"{_question(head)}\nAnswer it in one short sentence, using only the excerpts.{latest} If the "
-        f'excerpts do not say, answer "{NOT_THERE_SHORT}"'
+        f"{_question(head)}\nAnswer it in one short sentence, using only the excerpts.{latest}"
     )
 
 

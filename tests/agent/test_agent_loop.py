@@ -182,6 +182,7 @@ def test_counted_answer_is_computed_by_the_program_and_cites_every_item(svc):
             "items": [
                 {"tag": "S1 T1", "item": "red umbrella", "value": None},
                 {"tag": "S1 T1", "item": "red umbrella", "value": None},  # a duplicate: counted once
+                {"tag": "S1 T2", "item": "umbrella for 30 euros", "value": None},
             ]
         }
 
@@ -191,8 +192,11 @@ def test_counted_answer_is_computed_by_the_program_and_cites_every_item(svc):
     result = Agent(svc.engine, backend, options=svc.search_options(top_k=1), config=small(max_rounds=1)).run(
         "How many umbrellas did I buy at the Louvre?", NOW
     )
-    assert result.computed and result.answer.startswith("1 in total: red umbrella [S1 T1]")
-    assert result.citations == [("s:paris", 1)]
+    assert (
+        result.computed
+        and result.answer == "2 in total: red umbrella [S1 T1]; umbrella for 30 euros [S1 T2]."
+    )
+    assert result.citations == [("s:paris", 1), ("s:paris", 2)]
     assert not any(c.streamed for c in backend.calls)  # no free-text answer call was needed
     extract_schema = [c.schema for c in backend.calls if stage_of(c.schema) == "extract"][0]
     tag_enum = extract_schema["properties"]["items"]["items"]["properties"]["tag"]["enum"]
@@ -514,3 +518,18 @@ def test_plain_how_long_ago_is_measured_from_the_cited_turn(svc):
         "How many weeks ago did I buy the Trek bike?", NOW
     )
     assert result.answer.startswith("3 weeks ago: a new bike, a blue Trek was on 2024-02-20 [S")
+
+
+def test_one_mention_is_no_count_and_the_written_answer_follows(svc):
+    backend = ScriptedBackend(
+        by_stage(
+            relevance={"relevant": [1]},
+            query={"keywords": ["x"]},
+            extract={"items": [{"tag": "S1 T1", "item": "red umbrella", "value": None}]},
+            answer="A red umbrella at the Louvre shop.",
+        )
+    )
+    result = Agent(svc.engine, backend, options=svc.search_options(top_k=1), config=small(max_rounds=1)).run(
+        "How many umbrellas did I buy at the Louvre?", NOW
+    )
+    assert not result.computed and result.answer.startswith("A red umbrella at the Louvre shop.")

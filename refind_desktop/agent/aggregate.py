@@ -150,6 +150,13 @@ def summed_stated(found: list[StatedCount]) -> tuple[int, list[StatedCount]]:
     return sum(s.value for s in parts), parts
 
 
+def summed_sentence(noun: str, found: list[StatedCount]) -> tuple[str, list[StatedCount]]:
+    """The answer from counts stated per session, added ("27 episodes in total: 12 [S1 T0] + 15
+    [S2 T1]."), and the counts it adds."""
+    total, parts = summed_stated(found)
+    return f"{total} {noun} in total: " + " + ".join(f"{s.value} {s.tag}" for s in parts) + ".", parts
+
+
 _MONEY_AMOUNT = re.compile(r"\$\s?(\d[\d,]*(?:\.\d+)?)|(\d[\d,]*(?:\.\d+)?)\s?(?:dollars|usd)\b", re.I)
 
 

@@ -23,9 +23,9 @@ from .aggregate import (
     items_schema,
     stated,
     stated_sentence,
-    summed_stated,
+    summed_sentence,
 )
-from .context import Context, build_context
+from .context import Context, build_context, stem
 from .events import AnswerEvent, AnswerTokenEvent, Note
 from .keywords import content_words
 from .run import Run
@@ -61,10 +61,11 @@ def abstain(run: Run) -> Answer:
     return Answer(prompts.NO_HISTORY_ANSWER, [], abstained=True)
 
 
-def answer(run: Run, budget: int, max_tokens: int, style: str = "short") -> Answer:
+def answer(run: Run, budget: int, max_tokens: int, style: str = "plain") -> Answer:
     """Stage 2 for `run` (see the module docstring); `budget` is the context size in tokens. `style`
-    "short": the model fills a schema with a few-word answer and the tag of the turn that says it (a
-    small model otherwise copies note lines); "sentence": one streamed sentence with tags."""
+    "plain": one streamed sentence over tag-free excerpts, cited by the program; "short": the model
+    fills a schema with a few-word answer and the tag of the turn that says it (a small model otherwise
+    copies note lines); "sentence": one streamed sentence with tags."""
     if style not in STYLES:
         raise ConfigError(f"unknown answer style {style!r}; choose one of {', '.join(STYLES)}")
     if not run.notes:
@@ -78,29 +79,28 @@ def answer(run: Run, budget: int, max_tokens: int, style: str = "short") -> Answ
     reading = run.notes + [
         Note(b, 1, "candidate") for b in run.first_blocks if (b.session_id, b.turn) not in noted
     ]
+    # the tagged context serves the program's computations and the tagged styles; a plain lookup
+    # never reads it
+    tagged = run.kind.aggregates or newest or style != "plain"
     while True:
-        ctx = build_context(reading, words, run.tags, budget, count, newest_first=newest)
         try:
-            if run.kind.aggregates and ctx.labels:
-                done = _computed(run, ctx)
-                if done is not None:
-                    return done
-            if run.kind.kind == "latest" and ctx.labels:  # "how many ... currently": the last stated count
-                found = _stated(run, ctx)
-                if found:
-                    sentence = stated_sentence(counted_noun(run.question) or "", found, run.tz)
-                    cites = [s.ref for s in found]
-                    run.emit(AnswerTokenEvent(sentence))
-                    run.emit(AnswerEvent(sentence, cites))
-                    return Answer(sentence, cites, computed=True)
-            if style == "short" and ctx.labels:
-                return _short(run, ctx, newest)
-            if style == "plain":
-                plain = build_context(
-                    reading, words, run.tags, budget, count, newest_first=newest, plain=True
-                )
-                return _plain(run, plain, newest, max_tokens)
-            return _written(run, ctx, newest, max_tokens)
+            if tagged:
+                ctx = build_context(reading, words, run.tags, budget, count, newest_first=newest)
+                if run.kind.aggregates and ctx.labels:
+                    done = _computed(run, ctx)
+                    if done is not None:
+                        return done
+                if newest and ctx.labels:  # "how many ... currently": the last stated count
+                    found = _stated(run, ctx)
+                    if found:
+                        sentence = stated_sentence(counted_noun(run.question) or "", found, run.tz)
+                        return _deliver(run, sentence, [s.ref for s in found], computed=True)
+                if style == "short" and ctx.labels:
+                    return _short(run, ctx, newest)
+                if style == "sentence" or style == "short":
+                    return _written(run, ctx, newest, max_tokens)
+            plain = build_context(reading, words, run.tags, budget, count, newest_first=newest, plain=True)
+            return _plain(run, plain, newest, max_tokens)
         except ContextOverflowError:
             if budget <= 300:
                 raise
@@ -140,9 +140,7 @@ def _computed(run: Run, ctx: Context) -> Answer | None:
     if run.kind.kind == "sum" and sentence is None and not _MONEY_WORDS.search(run.question):
         written = _stated(run, ctx)  # "the total number of episodes": the counts stated per session, added
         if written:
-            total, parts = summed_stated(written)
-            noun = counted_noun(run.question) or ""
-            sentence = f"{total} {noun} in total: " + " + ".join(f"{s.value} {s.tag}" for s in parts) + "."
+            sentence, parts = summed_sentence(counted_noun(run.question) or "", written)
             cites = [s.ref for s in parts]
     if run.kind.kind == "count":
         written = _stated(run, ctx)
@@ -154,9 +152,23 @@ def _computed(run: Run, ctx: Context) -> Answer | None:
             sentence = None  # "1 in total" from one mention is no count: the model's own answer reads better
     if sentence is None:
         return None
+    return _deliver(run, sentence, cites, computed=True)
+
+
+def _deliver(run: Run, sentence: str, cites: list[tuple[str, int]], computed: bool = False) -> Answer:
+    """A sentence the program wrote whole: one token event, the answer event, the Answer."""
     run.emit(AnswerTokenEvent(sentence))
     run.emit(AnswerEvent(sentence, cites))
-    return Answer(sentence, cites, computed=True)
+    return Answer(sentence, cites, computed=computed)
+
+
+def _since(run: Run, ctx: Context, what: str, ref: tuple[str, int]) -> str | None:
+    """ "How long ago": the cited turn's date is the event's, measured to the question's today; None
+    for other questions or an undated turn."""
+    if not (run.kind.kind == "date_diff" and run.kind.since_now and ctx.dates.get(ref)):
+        return None
+    event = Item(what, None, ref, run.tags.tag(*ref), ctx.dates[ref])
+    return compute(run.kind, run.question, [event], run.now, run.tz)
 
 
 def _stated(run: Run, ctx: Context) -> list[StatedCount]:
@@ -177,7 +189,7 @@ def _own(ctx: Context, ref: tuple[str, int]) -> str:
 def _short(run: Run, ctx: Context, newest: bool) -> Answer:
     """A few-word answer and the tag of the turn that states it, under a schema; the program writes
     the sentence (answer, tag, the turn's date)."""
-    text = prompts.short_answer_prompt(run.head, ctx.text, "newest" if newest else ctx.order)
+    text = prompts.short_answer_prompt(run.head, ctx.text, newest)
     data = run.ask("answer", text, prompts.short_answer_schema(ctx.labels), 60, usage_stage="answer")
     said = " ".join(str((data or {}).get("answer") or "").split()).strip(" .;,")
     ref = run.tags.lookup(str((data or {}).get("tag") or ""))
@@ -185,13 +197,9 @@ def _short(run: Run, ctx: Context, newest: bool) -> Answer:
         return abstain(run)
     cites = [ref] if ref is not None and ref in ctx.refs else []
     sentence = said + (f" {run.tags.tag(*ref)}" if cites else "") + "."
-    if cites and run.kind.kind == "date_diff" and run.kind.since_now and ctx.dates.get(cites[0]):
-        # "how long ago": the turn the model named dates the event; the program measures to today
-        event = Item(said, None, cites[0], run.tags.tag(*cites[0]), ctx.dates[cites[0]])
-        sentence = compute(run.kind, run.question, [event], run.now, run.tz) or sentence
-    run.emit(AnswerTokenEvent(sentence))
-    run.emit(AnswerEvent(sentence, cites))
-    return Answer(sentence, cites)
+    if cites:
+        sentence = _since(run, ctx, said, cites[0]) or sentence
+    return _deliver(run, sentence, cites)
 
 
 def _streamed(run: Run, prompt: str, max_tokens: int) -> str:
@@ -240,11 +248,9 @@ def _plain(run: Run, ctx: Context, newest: bool, max_tokens: int) -> Answer:
     citations = attribute(text, ctx)
     tags = " ".join(run.tags.tag(*ref) for ref in citations)
     full = f"{text} {tags}".strip()
-    if citations and run.kind.kind == "date_diff" and run.kind.since_now and ctx.dates.get(citations[0]):
-        # "how long ago": the cited turn dates the event; the program measures to today
+    if citations:
         what = text if len(text) <= 80 else text[:77].rsplit(" ", 1)[0] + "..."
-        event = Item(what, None, citations[0], run.tags.tag(*citations[0]), ctx.dates[citations[0]])
-        full = compute(run.kind, run.question, [event], run.now, run.tz) or full
+        full = _since(run, ctx, what, citations[0]) or full
     tail = full[len(text) :] if full.startswith(text) else "\n" + full
     if tail.strip():
         run.emit(AnswerTokenEvent(tail))
@@ -252,14 +258,10 @@ def _plain(run: Run, ctx: Context, newest: bool, max_tokens: int) -> Answer:
     return Answer(full, citations)
 
 
-def _stem(word: str) -> str:
-    return word.lower()[: max(4, len(word) - 2)]
-
-
 def attribute(text: str, ctx: Context, most: int = 2) -> list[tuple[str, int]]:
     """The context turns an answer comes from: those whose shown text holds the most of the answer's
     content words (at least one), best first, at most `most`."""
-    words = {_stem(w) for w in content_words(text)}
+    words = {stem(w) for w in content_words(text)}
     if not words:
         return []
     scored = []

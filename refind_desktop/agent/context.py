@@ -13,7 +13,7 @@ from .prompts import plain_turn, tagged_turn
 from .render import Tags, day_label, name
 
 
-def _stem(word: str) -> str:
+def stem(word: str) -> str:
     return word.lower()[: max(4, len(word) - 2)]
 
 
@@ -23,7 +23,7 @@ def focus(text: str, words: list[str], limit: int) -> str:
     flat = " ".join(text.split())
     if len(flat) <= limit:
         return flat
-    stems = {_stem(w) for w in words if len(w) > 2}
+    stems = {stem(w) for w in words if len(w) > 2}
     low = flat.lower()
     marks = sorted(m.start() for s in stems for m in re.finditer(re.escape(s), low))
     best, best_start = 0, 0
@@ -63,8 +63,6 @@ class Context:
     """The full text of each turn in the context (to check numbers the model extracts)."""
     speakers: dict[tuple[str, int], str] = field(default_factory=dict)
     """The speaker of each turn in the context."""
-    order: str = "oldest"
-    """How the sessions are ordered: oldest, newest (first) or rank (most relevant first)."""
     shown: dict[tuple[str, int], str] = field(default_factory=dict)
     """The (focused) text of each turn as the context shows it."""
 
@@ -93,7 +91,6 @@ def build_context(
     budget: int,
     count: Callable[[str], int],
     newest_first: bool = False,
-    by_rank: bool = False,
     plain: bool = False,
     hit_chars: int = 700,
     near_chars: int = 300,
@@ -129,9 +126,6 @@ def build_context(
         return (d or far, tags.session(sid))
 
     order = sorted(sessions, key=session_key, reverse=newest_first)
-    if by_rank:  # the session of the best-ranked turn first (what the model judged relevant leads)
-        best = {sid: min(u.priority[1:] for u in chosen if u.session_id == sid) for sid in sessions}
-        order = sorted(sessions, key=lambda sid: best[sid])
     lines: list[str] = []
     for sid in order:
         date, title = info[sid]
@@ -162,6 +156,5 @@ def build_context(
         {r: when.get(r) for r in refs},
         {r: full.get(r, "") for r in refs},
         {(u.session_id, u.turn): u.speaker for u in chosen},
-        "rank" if by_rank else "newest" if newest_first else "oldest",
         {(u.session_id, u.turn): u.text for u in chosen},
     )

@@ -108,16 +108,17 @@ def answer_prompt(head: str, context: str, newest_first: bool) -> str:
     )
 
 
-def short_answer_prompt(head: str, context: str, order: str) -> str:
-    """The short answer call: the budgeted context (sessions in `order`: newest, oldest or rank),
-    the question again, then a few words and a tag."""
-    latest = " If the notes disagree, the newest session is right." if order == "newest" else ""
-    order = {"newest": "newest session first", "oldest": "oldest session first"}.get(
-        order, "most relevant first"
-    )
-    # no "Today:" line: a small model copies today's date as the answer to "when" (measured on the
-    # demo); the program does all arithmetic with today's date itself
-    head = "".join(line + "\n" for line in head.splitlines() if not line.startswith("Today: "))
+def _without_today(head: str) -> str:
+    """The run's header without its "Today:" line: a small model copies today's date as the answer to
+    "when" (measured on the demo); the program does all arithmetic with today's date itself."""
+    return "".join(line + "\n" for line in head.splitlines() if not line.startswith("Today: "))
+
+
+def short_answer_prompt(head: str, context: str, newest_first: bool) -> str:
+    """The short answer call: the budgeted context, the question again, then a few words and a tag."""
+    latest = " If the notes disagree, the newest session is right." if newest_first else ""
+    order = "newest session first" if newest_first else "oldest session first"
+    head = _without_today(head)
     return (
         head + f"\nNotes from the user's chats ({order}):\n<<<DATA\n{context}\nDATA>>>\n\n"
         f"{_question(head)}\nAnswer every part of the question in a few words, copying the names, "
@@ -156,7 +157,7 @@ def plain_turn(speaker: str, text: str) -> str:
 
 def plain_answer_prompt(head: str, context: str, newest_first: bool) -> str:
     """The plain answer call: excerpts without tags, the question, one short sentence back."""
-    head = "".join(line + "\n" for line in head.splitlines() if not line.startswith("Today: "))
+    head = _without_today(head)
     order = "newest first" if newest_first else "oldest first"
     latest = " If the excerpts disagree, the newest chat is right." if newest_first else ""
     return (

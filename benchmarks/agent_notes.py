@@ -21,8 +21,7 @@ from pathlib import Path
 
 def stage_one(view, backend, mode: str, question: str, now, overrides: dict | None = None) -> dict:
     """The controller's notes for one question (what `Agent.run` does before the answer stage)."""
-    from refind_desktop.agent import Agent, Run
-    from refind_desktop.agent.classify import classify
+    from refind_desktop.agent import Agent
     from refind_desktop.modes import agent_config
 
     agent = Agent(
@@ -31,23 +30,7 @@ def stage_one(view, backend, mode: str, question: str, now, overrides: dict | No
     for key, value in (overrides or {}).items():  # controller fields, e.g. first_k=10
         kind = type(getattr(agent.controller, key))
         setattr(agent.controller, key, value.lower() in ("1", "true", "yes") if kind is bool else kind(value))
-    tz = view.engine.tz
-    if now.tzinfo is None:
-        now = now.replace(tzinfo=tz)
-    from refind_desktop.agent import prompts
-
-    run = Run(
-        question=question,
-        now=now,
-        tz=tz,
-        kind=classify(question),
-        head=prompts.header(question, now),
-        session=view.engine.session(agent.options),
-        backend=backend,
-        system=prompts.SYSTEM,
-        top_k=agent.options.top_k,
-        max_retries=agent.config.max_retries,
-    )
+    run = agent.new_run(question.strip(), now)
     t0 = time.perf_counter()
     agent._loop(run)
     return {

@@ -89,16 +89,16 @@ class Agent:
         return make_controller("small", max_rounds=c.max_rounds, dates=self.dates, fallback=c.fallback_notes)
 
     # ---- public -------------------------------------------------------------------------------
-    def run(
+    def new_run(
         self,
         question: str,
         now: datetime | None = None,
         on_event: Callable[[Event], None] | None = None,
         cancel: threading.Event | None = None,
         date_hint: DateHint | None = None,
-    ) -> AgentResult:
-        """Both stages for one question; `now` is the question's current time (default: now)."""
-        question = question.strip()
+    ) -> Run:
+        """The state of one question before stage 1 (`now` defaults to the current time; a naive time
+        is taken in the engine's zone)."""
         if not question:
             raise ConfigError('the question is empty; ask something, e.g. refind ask "when did I ...?"')
         tz = self.engine.tz
@@ -108,7 +108,7 @@ class Agent:
         system = (
             prompts.ONESHOT_SYSTEM if getattr(self.controller, "name", "") == "oneshot" else prompts.SYSTEM
         )
-        run = Run(
+        return Run(
             question=question,
             now=now,
             tz=tz,
@@ -123,6 +123,19 @@ class Agent:
             cancel=cancel,
             date_hint=date_hint,
         )
+
+    def run(
+        self,
+        question: str,
+        now: datetime | None = None,
+        on_event: Callable[[Event], None] | None = None,
+        cancel: threading.Event | None = None,
+        date_hint: DateHint | None = None,
+    ) -> AgentResult:
+        """Both stages for one question; `now` is the question's current time (default: now)."""
+        question = question.strip()
+        run = self.new_run(question, now, on_event, cancel, date_hint)
+        now = run.now
         t0 = time.perf_counter()
         self._loop(run)
         out = answer(run, self._budget(), self.config.answer_max_tokens, self.config.answer_style)

@@ -7,7 +7,9 @@ from datetime import date
 from typing import Any, Protocol
 
 from ...errors import ConfigError
+from .. import prompts
 from ..run import Run
+from ..schemas import query_schema
 
 CONTROLLERS = ("small", "oneshot")
 """Names the `controller` setting takes besides "auto"."""
@@ -73,3 +75,15 @@ def check_search(
     if d_from and d_from > run.today:
         return None, f"date_from {d_from} is after today ({run.today})"
     return (keywords, d_from, d_to), None
+
+
+def model_query(run: Run, max_tokens: int, dates: bool = False) -> tuple | None:
+    """One model-written search (keywords not used before in `run`, a date range when `dates`),
+    checked by `check_search`; None when the model never gave a valid one."""
+    return run.ask(
+        "query",
+        prompts.keywords_prompt(run.head, run.used, dates),
+        query_schema(dates),
+        max_tokens,
+        lambda d: check_search(run, d),
+    )

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import prompts
 from ..keywords import question_keywords
 from ..run import Run
-from ..schemas import query_schema
-from .base import check_search
+from .base import model_query
 
 
 @dataclass
@@ -19,13 +17,7 @@ class OneSearchController:
 
     def collect(self, run: Run) -> None:
         """Stage 1: one search."""
-        action = run.ask(
-            "query",
-            prompts.keywords_prompt(run.head, [], False),
-            query_schema(False),
-            48,
-            lambda d: check_search(run, d),
-        )
+        action = model_query(run, 48)
         blocks = run.search(*(action or (question_keywords(run.question), None, None))) or []
         if blocks:
             run.note(list(range(1, len(blocks) + 1)), blocks, "all")

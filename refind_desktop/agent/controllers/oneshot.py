@@ -9,8 +9,8 @@ from ...types import Block
 from .. import prompts
 from ..render import day_label, name, neutralise
 from ..run import Run
-from ..schemas import choose_schema, next_schema, query_schema
-from .base import check_search
+from ..schemas import choose_schema, next_schema
+from .base import check_search, model_query
 
 
 def render_record(block: Block, number: int, limit: int) -> str:
@@ -40,13 +40,7 @@ class OneShotController:
 
     def collect(self, run: Run) -> None:
         """Stage 1 (see the class docstring)."""
-        action = run.ask(
-            "query",
-            prompts.keywords_prompt(run.head, [], False),
-            query_schema(False),
-            64,
-            lambda d: check_search(run, d),
-        )
+        action = model_query(run, 64)
         if action is None:
             return run.finish("retries", self.fallback)
         while True:

@@ -11,8 +11,8 @@ from .. import prompts
 from ..context import focus
 from ..keywords import content_words, feedback_keywords, question_keywords
 from ..run import Run
-from ..schemas import query_schema, relevant_schema
-from .base import check_search
+from ..schemas import relevant_schema
+from .base import model_query
 
 
 @dataclass
@@ -123,13 +123,7 @@ class SmallController:
         """Keywords for a follow-up search (see `model_keywords`), never a search that already ran; None
         when there is nothing new to search."""
         if self.model_keywords:
-            action = run.ask(
-                "query",
-                prompts.keywords_prompt(run.head, run.used, self.dates),
-                query_schema(self.dates),
-                48,
-                lambda d: check_search(run, d),
-            )
+            action = model_query(run, 48, self.dates)
             if action is not None and not run.repeats(*action):
                 return action
         texts = [t.text for n in run.notes for t in n.block.turns if t.turn in n.block.hit_turns]

@@ -48,7 +48,7 @@ def relevance_prompt(head: str, lines: list[str]) -> str:
         head + f"Search results:\n<<<DATA\n{body}\nDATA>>>\n\n"
         "Which results contain information that helps answer the question? List their numbers "
         "(an empty list if none).\n"
-        'Reply as JSON: {"relevant": [1, 2]}'
+        'Reply as JSON: {"relevant": [...]} with the numbers of those results.'
     )
 
 
@@ -124,7 +124,8 @@ def short_answer_prompt(head: str, context: str, newest_first: bool) -> str:
         f"{_question(head)}\nAnswer every part of the question in a few words, copying the names, "
         f"numbers, dates or places it asks for from the turn that states them. First give that turn's "
         f"tag.{latest}\n"
-        'Reply as JSON: {"tag": "S1 T2", "answer": "..."}'
+        'Reply as JSON: {"tag": ..., "answer": ...} with that turn\'s tag as shown in the notes and '
+        "the few words."
     )
 
 
@@ -146,7 +147,8 @@ def extract_prompt(head: str, context: str, instruction: str) -> str:
     return (
         head + f"Notes from the user's chats:\n<<<DATA\n{context}\nDATA>>>\n\n{_question(head)}\n"
         f"{instruction} Use only items written in the notes; an empty list if there are none.\n"
-        'Reply as JSON: {"items": [{"tag": "S1 T2", "item": "...", "value": null}]}'
+        'Reply as JSON: {"items": [...]}, each item with "tag" (the tag of its turn, as shown in the '
+        'notes), "item" (a few words from the notes naming it) and "value".'
     )
 
 

@@ -113,6 +113,9 @@ def _stem(word: str) -> str:
     return word
 
 
+_ONES_REACH = 200
+"""How far back (characters) "N ones" looks for the counted noun it stands for."""
+
 _COUNT_WORD = r"\d{1,3}|" + "|".join(sorted(_WORD_NUMBERS, key=len, reverse=True))
 
 
@@ -129,6 +132,10 @@ def stated_counts(noun: str, text: str) -> list[int]:
     gap = r"(?:(?!(?:" + "|".join(_COUNT_STOP) + r"|dollars?|hours?|minutes?|days?)\b)[A-Za-z'-]+\s+)"
     pattern = rf"\b({_COUNT_WORD})\s+{gap}{{0,3}}?{stem}\w*"
     matches = list(re.finditer(pattern, text, re.IGNORECASE))
+    # "... Korean restaurants lately? I've tried four different ones": "ones" after the noun stands for it
+    for m in re.finditer(rf"\b({_COUNT_WORD})\s+{gap}{{0,2}}?ones\b", text, re.IGNORECASE):
+        if re.search(rf"\b{stem}", text[max(0, m.start() - _ONES_REACH) : m.start()], re.IGNORECASE):
+            matches.append(m)
     # "I'm on episode 12": the noun then a number (a place in a series counts the ones before it)
     single = re.escape(noun.lower()[:-1] if noun.lower().endswith("s") else noun.lower())
     matches += re.finditer(rf"\b{single}\s+(\d{{1,3}})\b(?!\s*(?:%|percent|am|pm|:))", text, re.IGNORECASE)
@@ -227,7 +234,10 @@ def compute(kind: QuestionKind, question: str, items: list[Item], now: datetime,
         listed = "; ".join(
             cite(it) + (f" ({_num(it.value)})" if it.value and it.value > 1 else "") for it in items
         )
-        return f"{total} in total: {listed}."
+        noun = counted_noun(question) or ""
+        if total == 1 and noun.endswith("s"):
+            noun = noun[:-1]
+        return f"{total} {noun + ' ' if noun else ''}in total: {listed}."
     if kind.kind == "sum":
         valued = [it for it in items if it.value is not None]
         if not valued:
@@ -263,10 +273,12 @@ def compute(kind: QuestionKind, question: str, items: list[Item], now: datetime,
     if kind.kind == "date_diff":
         today = now.astimezone(tz).date() if now.tzinfo else now.date()
         unit = kind.unit
-        if kind.since_now or len({d for d, _ in dated}) < 2:
-            d, it = dated[-1] if not kind.since_now else dated[0]
+        if kind.since_now:
+            d, it = dated[0]
             n = span(d, today, unit)
             return f"{_plural(n, unit)} ago: {it.what} was on {d.isoformat()} {it.tag}, today is {today.isoformat()}."
+        if len({d for d, _ in dated}) < 2:
+            return None  # a span between two events needs two dates; one date is no answer
         (d1, first), (d2, last) = dated[0], dated[-1]
         n = span(d1, d2, unit)
         extra = f" ({(d2 - d1).days} days)" if unit != "days" else ""

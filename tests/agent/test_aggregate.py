@@ -39,7 +39,7 @@ def at(y, m, d, h=12, tz=UTC):
 def test_counts_add_stated_quantities_and_cite_each_item():
     items = [item("Seoul Garden", at(2023, 1, 2), n=1), item("Bibim House", at(2023, 2, 2), n=2)]
     text = compute(QuestionKind("count"), "How many Korean restaurants?", items, UTC_NOW, UTC)
-    assert text == "2 in total: Seoul Garden [S1 T0]; Bibim House [S2 T0]."
+    assert text == "2 restaurants in total: Seoul Garden [S1 T0]; Bibim House [S2 T0]."
     items.append(item("jazz clubs", at(2023, 3, 1), value=3, n=3))
     text = compute(QuestionKind("count"), "How many?", items, UTC_NOW, UTC)
     assert text.startswith("5 in total:") and "jazz clubs [S3 T0] (3)" in text
@@ -197,6 +197,14 @@ def test_stated_counts_need_the_counted_noun_after_the_number():
     assert stated_counts("times", "we met twice, then 3 times more") == [2, 3]
 
 
+def test_n_ones_counts_the_noun_it_stands_for():
+    text = "Have you tried any good Korean restaurants lately? I've tried four different ones so far."
+    assert stated_counts("restaurants", text) == [4]
+    assert stated_counts("restaurants", "I bought two new ones") == []  # no restaurant before it
+    far = "restaurants. " + "x " * 150 + "I bought two ones"
+    assert stated_counts("restaurants", far) == []  # too far back to be what "ones" means
+
+
 def test_the_latest_stated_count_wins_and_earlier_ones_are_named():
     turns = [
         (("s2", 1), "[S2 T1]", "I've now completed 30 videos", at(2023, 6, 1)),
@@ -236,3 +244,15 @@ def test_a_total_number_adds_the_largest_count_stated_in_each_session():
     total, parts = summed_stated(find_stated(noun, turns))
     assert total == 27 and [p.tag for p in parts] == ["[S1 T0]", "[S2 T1]"]
     assert stated_counts("restaurants", "restaurants 5 stars, at 7 pm") == []
+
+
+def test_a_span_between_two_events_on_one_day_is_no_answer():
+    # measured: "how many days had passed between Holi and Sunday mass" with both items cited from one
+    # session came out as "0 days ago: ..."; the program now leaves it to the model's sentence
+    items = [item("Holi", at(2023, 3, 26), n=1), item("Sunday mass", at(2023, 3, 26, 15), n=2)]
+    between = QuestionKind("date_diff", "days")
+    assert compute(between, "How many days had passed between Holi and mass?", items, UTC_NOW, UTC) is None
+    ago = compute(
+        QuestionKind("date_diff", "days", since_now=True), "How many days ago?", items[:1], UTC_NOW, UTC
+    )
+    assert ago.startswith("355 days ago: Holi was on 2023-03-26")

@@ -7,7 +7,7 @@ import threading
 from datetime import date
 
 import pytest
-from helpers.agent import by_stage, day, stage_of
+from helpers.agent import ARCHIVE, by_stage, day, stage_of
 
 from refind_desktop.agent import (
     Agent,
@@ -194,7 +194,7 @@ def test_counted_answer_is_computed_by_the_program_and_cites_every_item(svc):
     )
     assert (
         result.computed
-        and result.answer == "2 in total: red umbrella [S1 T1]; umbrella for 30 euros [S1 T2]."
+        and result.answer == "2 umbrellas in total: red umbrella [S1 T1]; umbrella for 30 euros [S1 T2]."
     )
     assert result.citations == [("s:paris", 1), ("s:paris", 2)]
     assert not any(c.streamed for c in backend.calls)  # no free-text answer call was needed
@@ -533,3 +533,27 @@ def test_one_mention_is_no_count_and_the_written_answer_follows(svc):
         "How many umbrellas did I buy at the Louvre?", NOW
     )
     assert not result.computed and result.answer.startswith("A red umbrella at the Louvre shop.")
+
+
+def test_time_words_add_one_search_within_the_dates_that_can_tell_of_them(svc):
+    from refind_desktop.agent.controllers import SmallController
+
+    options = svc.search_options(top_k=1, context_window=0)
+    question = "What did I say about the umbrella last month?"  # asked 2024-03-15: February
+    plain = ScriptedBackend(by_stage(relevance={"relevant": [1]}, answer="x"))
+    off = Agent(svc.engine, plain, options=options, controller=SmallController()).run(question, NOW)
+    assert all(s.date_from is None for s in off.searches)
+    backend = ScriptedBackend(by_stage(relevance={"relevant": [1]}, answer="x"))
+    controller = SmallController(time_words=True)
+    result = Agent(svc.engine, backend, options=options, controller=controller).run(question, NOW)
+    dated = [s for s in result.searches if s.date_from is not None]
+    assert len(dated) == 1
+    (s,) = dated
+    assert (s.date_from, s.date_to) == (date(2024, 2, 1), date(2024, 3, 15))
+    assert s.keywords == result.searches[0].keywords
+    seen = {sid for x in result.searches if x is not s for _, sid, _ in x.hits}
+    hits = {sid for _, sid, _ in s.hits}
+    assert hits and hits.isdisjoint(seen)  # sessions already returned are not returned again
+    dates = {sess.session_id: sess.started_at.date() for sess in ARCHIVE}
+    assert all(date(2024, 2, 1) <= dates[sid] <= date(2024, 3, 15) for sid in hits)
+    assert {n.block.session_id for n in result.notes} >= hits  # judged and kept as notes

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...search.timewords import mention_range
 from ...types import Block
 from .. import prompts
 from ..context import focus
@@ -47,6 +48,11 @@ class SmallController:
     0.806/0.527), haystack 0.989/0.946 (0.989/0.925, 1.000/0.957); LoCoMo archive 0.925/0.855
     (0.885/0.802, 0.937/0.869), haystack 0.970/0.903 (0.919/0.828, 0.968/0.903). The embedded 0.5B
     model's notes in the LongMemEval archive (24 questions): any/all 0.708/0.500 -> 0.750/0.625."""
+    time_words: bool = False
+    """When the question names a time ("last Friday", "two weeks ago", "in March"), one more search
+    with the same words within the dates of the conversations that can tell of it (from the first day
+    its time words name to the question's day, `search/timewords.py`), seen sessions excluded; judged
+    and kept as notes. It does not count as a round."""
     model_keywords: bool = False
     """Ask the model for follow-up keywords (off: a 0.5B model copies the question's words back, measured;
     the follow-up then adds the words that recur in what was found relevant)."""
@@ -78,6 +84,13 @@ class SmallController:
             if again:
                 found += self.judge(run, again)
                 run.note(list(range(1, len(again) + 1)), again, "kept")
+        window = mention_range(run.question, run.now, run.tz) if self.time_words else None
+        if window is not None and span == (None, None):
+            run.round += 1
+            dated = run.search(words, window[0], window[1], first)
+            if dated:
+                found += self.judge(run, dated)
+                run.note(list(range(1, len(dated) + 1)), dated, "kept")
         while rounds < self.max_rounds:
             if found and not run.kind.aggregates:
                 reason = "found"

@@ -541,7 +541,8 @@ def test_time_words_add_one_search_within_the_dates_that_can_tell_of_them(svc):
     options = svc.search_options(top_k=1, context_window=0)
     question = "What did I say about the umbrella last month?"  # asked 2024-03-15: February
     plain = ScriptedBackend(by_stage(relevance={"relevant": [1]}, answer="x"))
-    off = Agent(svc.engine, plain, options=options, controller=SmallController()).run(question, NOW)
+    controller = SmallController(time_words=False)
+    off = Agent(svc.engine, plain, options=options, controller=controller).run(question, NOW)
     assert all(s.date_from is None for s in off.searches)
     backend = ScriptedBackend(by_stage(relevance={"relevant": [1]}, answer="x"))
     controller = SmallController(time_words=True)

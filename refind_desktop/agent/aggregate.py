@@ -266,8 +266,8 @@ def compute(kind: QuestionKind, question: str, items: list[Item], now: datetime,
         return None
     dated.sort(key=lambda x: (x[0], x[1].ref))
     if kind.kind == "order":
-        if len(dated) < 2:
-            return None
+        if len({d for d, _ in dated}) < 2:
+            return None  # on one day the dates cannot tell which came first
         seq = ", then ".join(f"{it.what} ({d.isoformat()} {it.tag})" for d, it in dated)
         return f"{dated[0][1].what} came first: {seq}."
     if kind.kind == "date_diff":

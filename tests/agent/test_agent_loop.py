@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import threading
 from datetime import date
 
@@ -459,12 +460,18 @@ def test_a_count_the_person_stated_later_updates_an_earlier_one(svc):
         "korean",
         "generic",
     )
-    backend = ScriptedBackend(
-        by_stage(relevance=every_result, query={"keywords": ["x"]}, extract={"items": []})
-    )
+
+    def extract(text):  # a small model's items: one unrelated name from each of two sessions
+        tags = list(dict.fromkeys(re.findall(r"\[(S\d+) (T\d+)\]", text)))
+        firsts = list({s: f"{s} {t}" for s, t in reversed(tags)}.values())[:2]
+        assert len(firsts) == 2
+        return {"items": [{"tag": tag, "item": "Impressionist Masters", "value": None} for tag in firsts]}
+
+    backend = ScriptedBackend(by_stage(relevance=every_result, query={"keywords": ["x"]}, extract=extract))
     result = Agent(svc.engine, backend, config=small(max_rounds=1)).run(
         "How many Korean restaurants have I tried in my city?", NOW
     )
+    # the count the person wrote wins over counting the model's items, even across sessions
     assert result.computed and result.answer.startswith("4 restaurants: you said so on 2024-03-02 [S")
     assert "Earlier you said 3" in result.answer
     assert set(result.citations) == {("s:kr1", 0), ("s:kr2", 0)}

@@ -256,3 +256,16 @@ def test_a_span_between_two_events_on_one_day_is_no_answer():
         QuestionKind("date_diff", "days", since_now=True), "How many days ago?", items[:1], UTC_NOW, UTC
     )
     assert ago.startswith("355 days ago: Holi was on 2023-03-26")
+
+
+def test_which_came_first_needs_two_different_days():
+    # measured: two groups cited from sessions of the same day came out "Marketing Professionals came
+    # first"; the dates cannot tell, so the program leaves it to the model's sentence
+    items = [
+        item("Marketing Professionals", at(2023, 5, 25), n=7),
+        item("Page Turners", at(2023, 5, 25), n=1),
+    ]
+    assert compute(QuestionKind("order"), "Which group did I join first?", items, UTC_NOW, UTC) is None
+    items[1] = item("Page Turners", at(2023, 5, 20), n=1)
+    text = compute(QuestionKind("order"), "Which group did I join first?", items, UTC_NOW, UTC)
+    assert text.startswith("Page Turners came first: Page Turners (2023-05-20 [S1 T0])")

@@ -131,7 +131,7 @@ def _ready(path: Path, entry: ModelEntry) -> bool:
 
 
 def embedded_model_path(progress: Progress | None = None) -> Path:
-    """Path of the embedded default GGUF, assembled from the installed pandas-sns parts on first use
+    """Path of the embedded default GGUF, assembled from its installed PyPI parts on first use
     (into REFIND_MODEL_CACHE if set, else the models folder) and verified against the catalog."""
     entry = embedded_entry()
     cache = os.environ.get(CACHE_ENV)

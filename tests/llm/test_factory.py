@@ -83,8 +83,8 @@ def test_models_list_json_marks_the_default_in_use(capsys: pytest.CaptureFixture
 
 
 def test_models_use_writes_the_setting(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
-    assert main(["models", "use", "qwen2.5-coder-1.5b-instruct"]) == 0
-    assert load_settings().model == "qwen2.5-coder-1.5b-instruct"
+    assert main(["models", "use", "qwen2.5-7b-instruct"]) == 0
+    assert load_settings().model == "qwen2.5-7b-instruct"
     assert "not downloaded yet" in capsys.readouterr().err
     gguf = tmp_path / "mine.gguf"
     gguf.write_bytes(b"GGUF")

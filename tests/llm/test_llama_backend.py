@@ -1,4 +1,4 @@
-"""The llama back end on the real embedded 0.5B model: JSON under a schema, KV-cache prefix reuse,
+"""The llama back end on the real embedded model: JSON under a schema, KV-cache prefix reuse,
 streaming, and no network use. Short prompts and small max_tokens keep it to seconds on 2 cores."""
 
 from __future__ import annotations

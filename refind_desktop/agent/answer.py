@@ -118,9 +118,11 @@ def _computed(run: Run, ctx: Context) -> Answer | None:
     for raw in data.get("items", []):
         ref = run.tags.lookup(raw["tag"])
         what = " ".join(str(raw["item"]).split()).strip(" .,;")
-        if ref is None or ref not in ctx.refs or not what or (raw["tag"], what.lower()) in seen:
+        # a count lists each distinct thing once, wherever it is mentioned; amounts and events are per turn
+        key = ("", what.lower()) if run.kind.kind == "count" else (raw["tag"], what.lower())
+        if ref is None or ref not in ctx.refs or not what or key in seen:
             continue
-        seen.add((raw["tag"], what.lower()))
+        seen.add(key)
         value = raw.get("value")
         if value is None and run.kind.kind in ("sum", "difference"):
             value = amount_in(what, _own(ctx, ref))

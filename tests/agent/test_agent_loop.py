@@ -184,6 +184,7 @@ def test_counted_answer_is_computed_by_the_program_and_cites_every_item(svc):
                 {"tag": "S1 T1", "item": "red umbrella", "value": None},
                 {"tag": "S1 T1", "item": "red umbrella", "value": None},  # a duplicate: counted once
                 {"tag": "S1 T2", "item": "umbrella for 30 euros", "value": None},
+                {"tag": "S1 T2", "item": "Red Umbrella", "value": None},  # the same thing in another turn
             ]
         }
 

@@ -126,6 +126,10 @@ class InvalidOutputError(BackendError):
     title = "invalid model output"
 
 
+class TruncatedOutputError(InvalidOutputError):
+    """Invalid output because the reply was cut at max_tokens: retry with room to finish."""
+
+
 class ContextOverflowError(BackendError):
     """The prompt does not fit the model's context window: send less text (or raise n_ctx)."""
 

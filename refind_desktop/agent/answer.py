@@ -31,6 +31,9 @@ from .keywords import content_words
 from .run import Run
 
 STYLES = ("plain", "short", "sentence")
+EXTRACT_TOKENS = 480
+"""Room for the extraction reply: a dozen items of about 40 tokens (at 260 the 1.5B model's list of
+eleven notes' items was cut mid-JSON, measured)."""
 _MONEY_WORDS = re.compile(r"\$|\bmoney\b|\bspen[dt]\b|\bcost\b|\bpa(?:y|id)\b|\bdollars?\b|\bprice\b", re.I)
 _ANY_TAG = re.compile(r"\[\s*S\d+\s*T\d+\s*\]")
 _NOT_THERE = re.compile(r"not in your history", re.IGNORECASE)
@@ -111,7 +114,7 @@ def _computed(run: Run, ctx: Context) -> Answer | None:
     """Extract items under a schema and let the program compute; None when that did not work."""
     instruction = INSTRUCTIONS[run.kind.kind]
     text = prompts.extract_prompt(run.head, ctx.text, instruction)
-    data = run.ask("extract", text, items_schema(ctx.labels), 260, usage_stage="answer")
+    data = run.ask("extract", text, items_schema(ctx.labels), EXTRACT_TOKENS, usage_stage="answer")
     data = data or {"items": []}
     items: list[Item] = []
     seen: set[tuple[str, str]] = set()

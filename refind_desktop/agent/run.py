@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, tzinfo
 from typing import Any
 
-from ..errors import InvalidOutputError
+from ..errors import InvalidOutputError, TruncatedOutputError
 from ..llm.base import ChatMessage, Completion, LLMBackend, Usage
 from ..llm.schema import extract_json, validate
 from ..search.engine import SearchSession
@@ -211,14 +211,21 @@ class Run:
                 value, err = check(data)
                 if err is None:
                     return value
+            except TruncatedOutputError as exc:
+                err, cut = exc.message, True
             except InvalidOutputError as exc:
-                err = exc.message
+                err, cut = exc.message, False
             except ValueError as exc:
-                err = str(exc)
+                err, cut = str(exc), False
+            else:
+                cut = False
             gave_up = attempt > self.max_retries
             self.emit(RetryEvent(self.round, stage, err, raw, attempt, gave_up))
             if gave_up:
                 return None
+            if cut:  # the reply ran out of room: the same question again, with twice the room
+                max_tokens, messages = max_tokens * 2, base
+                continue
             fix = f"That reply was invalid: {err}. Reply again with JSON only, in the format asked for."
             messages = base + ([ChatMessage("assistant", raw)] if raw else []) + [ChatMessage("user", fix)]
         return None

@@ -10,7 +10,7 @@ import json
 import re
 from typing import Any
 
-from ..errors import InvalidOutputError
+from ..errors import InvalidOutputError, TruncatedOutputError
 
 _TYPES: dict[str, tuple[type, ...]] = {
     "object": (dict,),
@@ -109,7 +109,8 @@ def parse_json_output(text: str, schema: dict, who: str, truncated: bool = False
             if truncated
             else "retry, or use a larger model"
         )
-        raise InvalidOutputError(
+        error = TruncatedOutputError if truncated else InvalidOutputError
+        raise error(
             f"{who} returned invalid JSON ({exc.msg} at char {exc.pos}); {hint}. Output began: {text[:200]!r}"
         ) from exc
     problems = schema_errors(data, schema)

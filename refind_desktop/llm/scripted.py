@@ -25,6 +25,7 @@ class ScriptedCall:
     messages: list[ChatMessage]
     schema: dict | None
     streamed: bool = False
+    max_tokens: int = 0
 
     @property
     def prompt(self) -> str:
@@ -86,7 +87,7 @@ class ScriptedBackend:
     ) -> Completion:
         """Return the next scripted reply."""
         messages = list(messages)
-        self.calls.append(ScriptedCall(messages, schema))
+        self.calls.append(ScriptedCall(messages, schema, max_tokens=max_tokens))
         reply = self._next(messages, schema)
         if isinstance(reply, BaseException):
             raise reply
@@ -94,8 +95,11 @@ class ScriptedBackend:
         text = json.dumps(reply) if isinstance(reply, dict | list) else str(reply)
         if schema is not None and stage_of(schema) == "answer" and not text.lstrip().startswith("{"):
             text = json.dumps(_short_answer(text, schema))
+        cut = self.count_tokens(text) > max_tokens  # cut where a real model stops: at max_tokens
+        if cut:
+            text = text[: 4 * max_tokens]
         if schema is not None:  # checked like a real back end's output: the one validator, once
-            data = parse_json_output(text, schema, "scripted model")
+            data = parse_json_output(text, schema, "scripted model", truncated=cut)
         return Completion(text=text, usage=self._usage(messages, text), data=data)
 
     @staticmethod

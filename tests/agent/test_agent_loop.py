@@ -566,3 +566,19 @@ def test_time_words_add_one_search_within_the_dates_that_can_tell_of_them(svc):
     dates = {sess.session_id: sess.started_at.date() for sess in ARCHIVE}
     assert all(date(2024, 2, 1) <= dates[sid] <= date(2024, 3, 15) for sid in hits)
     assert {n.block.session_id for n in result.notes} >= hits  # judged and kept as notes
+
+
+def test_a_reply_cut_at_max_tokens_is_asked_again_with_twice_the_room(svc):
+    # measured: the 1.5B model's item list over eleven notes was cut mid-JSON at 260 tokens, and the
+    # retry (the cut reply plus "that was invalid", same room) could only be cut again
+    reply = {"items": [{"tag": "S1 T0", "item": "a rather long item name", "value": None}]}
+    backend = ScriptedBackend().enqueue(reply, reply)
+    schema = {"type": "object", "properties": {"items": {"type": "array"}}, "required": ["items"]}
+    run = Agent(svc.engine, backend, config=small()).new_run("How many items?", NOW)
+    cut_at = len(json.dumps(reply)) // 4 - 4  # the scripted model stops at 4 characters a token
+    assert run.ask("extract", "List them.", schema, cut_at) == reply
+    first, second = backend.calls
+    assert (first.max_tokens, second.max_tokens) == (cut_at, 2 * cut_at)
+    assert second.messages == first.messages  # the same question again, not the cut reply
+    (retry,) = [e for e in run.trajectory if isinstance(e, RetryEvent)]
+    assert "cut at max_tokens" in retry.reason

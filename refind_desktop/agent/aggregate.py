@@ -220,8 +220,9 @@ _MONEY = re.compile(
 )
 
 
-def _plural(n: int, unit: str) -> str:
-    return f"{n} {unit[:-1] if n == 1 else unit}"
+def _plural(n: int, noun: str) -> str:
+    """ "1 day", "3 days": a plural noun's trailing s dropped for one."""
+    return f"{n} {noun[:-1] if n == 1 and noun.endswith('s') else noun}"
 
 
 def compute(kind: QuestionKind, question: str, items: list[Item], now: datetime, tz: tzinfo) -> str | None:
@@ -234,10 +235,8 @@ def compute(kind: QuestionKind, question: str, items: list[Item], now: datetime,
         listed = "; ".join(
             cite(it) + (f" ({_num(it.value)})" if it.value and it.value > 1 else "") for it in items
         )
-        noun = counted_noun(question) or ""
-        if total == 1 and noun.endswith("s"):
-            noun = noun[:-1]
-        return f"{total} {noun + ' ' if noun else ''}in total: {listed}."
+        noun = counted_noun(question)
+        return f"{_plural(total, noun) if noun else total} in total: {listed}."
     if kind.kind == "sum":
         valued = [it for it in items if it.value is not None]
         if not valued:
@@ -265,8 +264,9 @@ def compute(kind: QuestionKind, question: str, items: list[Item], now: datetime,
     if not dated:
         return None
     dated.sort(key=lambda x: (x[0], x[1].ref))
+    one_day = len({d for d, _ in dated}) < 2
     if kind.kind == "order":
-        if len({d for d, _ in dated}) < 2:
+        if one_day:
             return None  # on one day the dates cannot tell which came first
         seq = ", then ".join(f"{it.what} ({d.isoformat()} {it.tag})" for d, it in dated)
         return f"{dated[0][1].what} came first: {seq}."
@@ -277,7 +277,7 @@ def compute(kind: QuestionKind, question: str, items: list[Item], now: datetime,
             d, it = dated[0]
             n = span(d, today, unit)
             return f"{_plural(n, unit)} ago: {it.what} was on {d.isoformat()} {it.tag}, today is {today.isoformat()}."
-        if len({d for d, _ in dated}) < 2:
+        if one_day:
             return None  # a span between two events needs two dates; one date is no answer
         (d1, first), (d2, last) = dated[0], dated[-1]
         n = span(d1, d2, unit)

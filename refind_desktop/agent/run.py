@@ -198,7 +198,7 @@ class Run:
         base = self.messages(text)
         messages = base
         for attempt in range(1, self.max_retries + 2):
-            raw = ""
+            raw, cut = "", False
             try:
                 comp = self.call(usage_stage, messages, schema, max_tokens)
                 raw = comp.text
@@ -214,11 +214,9 @@ class Run:
             except TruncatedOutputError as exc:
                 err, cut = exc.message, True
             except InvalidOutputError as exc:
-                err, cut = exc.message, False
+                err = exc.message
             except ValueError as exc:
-                err, cut = str(exc), False
-            else:
-                cut = False
+                err = str(exc)
             gave_up = attempt > self.max_retries
             self.emit(RetryEvent(self.round, stage, err, raw, attempt, gave_up))
             if gave_up:

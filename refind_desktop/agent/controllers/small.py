@@ -80,19 +80,11 @@ class SmallController:
             run.note(rest, run.first_blocks, "kept")
         rounds, reason = 1, "rounds"
         if self.second_look and blocks and rounds < self.max_rounds:
-            run.round += 1
-            again = run.search(words, *span, first, rrf=False)
+            found += self.look(run, words, *span, first, rrf=False)
             rounds += 1
-            if again:
-                found += self.judge(run, again)
-                run.note(list(range(1, len(again) + 1)), again, "kept")
         window = mention_range(run.question, run.now, run.tz) if self.time_words else None
         if window is not None and span == (None, None):
-            run.round += 1
-            dated = run.search(words, window[0], window[1], first)
-            if dated:
-                found += self.judge(run, dated)
-                run.note(list(range(1, len(dated) + 1)), dated, "kept")
+            found += self.look(run, words, window[0], window[1], first)
         while rounds < self.max_rounds:
             if found and not run.kind.aggregates:
                 reason = "found"
@@ -113,6 +105,17 @@ class SmallController:
                 break
             found += new
         run.finish(reason, self.fallback)
+
+    def look(self, run: Run, *search, **how) -> int:
+        """One more search as a new step (`Run.search`'s arguments): its results judged, then all kept
+        as notes. Returns how many were relevant."""
+        run.round += 1
+        blocks = run.search(*search, **how)
+        if not blocks:
+            return 0
+        found = self.judge(run, blocks)
+        run.note(list(range(1, len(blocks) + 1)), blocks, "kept")
+        return found
 
     def judge(self, run: Run, blocks: list[Block]) -> int:
         """One relevance call over all results; the relevant ones become notes. Returns how many."""

@@ -91,12 +91,71 @@ def measure(model: Path, params: dict, sizes: tuple[int, ...], gen: int, repeat:
             break
     end = time.perf_counter()
     out["gen_tps"] = round(gen / (end - (first or t)), 1)
+    out["gen_json_tps"] = json_generation(llm, gen)
     del llm
     return out
 
 
+JSON_NOTES = " ".join(
+    f"[S{i} T{j}] I paid ${10 * i + j} for the {w} on day {i + j}."
+    for i in range(1, 5)
+    for j, w in enumerate(("umbrella", "bike lock", "museum ticket"))
+)
+
+
+def json_generation(llm, gen: int) -> dict:
+    """Generation tokens/s under a JSON-schema grammar (the agent's extraction reply), with
+    llama-cpp-python's own sampler ("stock": the grammar over every token of the vocabulary) and
+    with the product's grammar-first check (llm/grammar_first.py); the prompt's time is measured
+    apart and taken off."""
+    import llama_cpp
+
+    from refind_desktop.agent.aggregate import items_schema
+    from refind_desktop.llm.grammar_first import GrammarFirst
+
+    tags = [f"S{i} T{j}" for i in range(1, 5) for j in range(3)]
+    msgs = [{"role": "user", "content": JSON_NOTES + "\nList every amount with its tag as JSON."}]
+    fmt = {"type": "json_object", "schema": items_schema(tags)}
+
+    def timed(max_tokens: int) -> tuple[float, int]:
+        llm.reset()
+        t = time.perf_counter()
+        r = llm.create_chat_completion(
+            messages=msgs, max_tokens=max_tokens, temperature=0.0, response_format=fmt
+        )
+        return time.perf_counter() - t, r["usage"]["completion_tokens"]
+
+    rates = {}
+    for name in ("stock", "grammar_first"):
+        if name == "grammar_first":
+            GrammarFirst(llm, llama_cpp)
+        prompt_s, _ = timed(1)
+        total_s, made = timed(max(gen, 96))
+        rates[name] = round((made - 1) / max(total_s - prompt_s, 1e-6), 1)
+    return rates
+
+
+def pp_rate(raw: dict, prompt: int, evaluated: int) -> float:
+    """The raw prompt rate for evaluating the last `evaluated` of `prompt` tokens: the measured rate
+    of a whole prompt whose tokens sit, on average, where these do (2·prompt − evaluated tokens),
+    interpolated linearly between the measured sizes and held at the ends."""
+    points = sorted((int(n), r) for n, r in raw["prompt_tps"].items())
+    at = 2 * prompt - evaluated
+    if at <= points[0][0]:
+        return points[0][1]
+    for (n0, r0), (n1, r1) in zip(points, points[1:], strict=False):
+        if at <= n1:
+            return r0 + (r1 - r0) * (at - n0) / (n1 - n0)
+    return points[-1][1]
+
+
 def agent_figures(path: Path, raw: dict) -> dict:
-    """The agent's achieved throughput over an eval results file, against the raw rates."""
+    """The agent's achieved throughput over an eval results file, against the raw rates.
+
+    With per-call records (`usage.per_call`) each call's prompt is priced at the raw rate for its
+    length and its reply at the raw free-text rate ("strict") or, for JSON replies, at the raw JSON
+    rate with llama.cpp's grammar-first sampling ("json"); without them, every prompt token at the
+    512-token rate ("flat")."""
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     rows = [r for r in rows if "usage" in r]
     evaluated = sum(r["usage"].get("reprocessed_prompt_tokens", r["usage"]["prompt_tokens"]) for r in rows)
@@ -104,17 +163,38 @@ def agent_figures(path: Path, raw: dict) -> dict:
     made = sum(r["usage"]["completion_tokens"] for r in rows)
     seconds = sum(r["usage"]["model_seconds"] for r in rows)
     pp = raw["prompt_tps"].get("512") or next(iter(raw["prompt_tps"].values()))
-    predicted = evaluated / pp + made / raw["gen_tps"]
-    return {
+    flat = evaluated / pp + made / raw["gen_tps"]
+    calls = [c for r in rows for c in r["usage"].get("per_call") or []]
+    out = {
         "questions": len(rows),
         "prompt_tokens": prompt,
         "evaluated_prompt_tokens": evaluated,
         "completion_tokens": made,
         "model_seconds": round(seconds, 1),
         "achieved_tokens_per_s": round((evaluated + made) / seconds, 1) if seconds else None,
-        "raw_predicted_seconds": round(predicted, 1),
-        "achieved_vs_raw": round(predicted / seconds, 3) if seconds else None,
+        "raw_predicted_seconds_flat": round(flat, 1),
+        "achieved_vs_raw_flat": round(flat / seconds, 3) if seconds else None,
     }
+    if calls:
+        json_rate = (raw.get("gen_json_tps") or {}).get("grammar_first") or raw["gen_tps"]
+        prompt_s = sum(
+            c["reprocessed_prompt_tokens"] / pp_rate(raw, c["prompt_tokens"], c["reprocessed_prompt_tokens"])
+            for c in calls
+        )
+        free = sum(c["completion_tokens"] for c in calls if not c["json"])
+        constrained = sum(c["completion_tokens"] for c in calls if c["json"])
+        strict = prompt_s + (free + constrained) / raw["gen_tps"]
+        with_json = prompt_s + free / raw["gen_tps"] + constrained / json_rate
+        called = sum(c["seconds"] for c in calls)
+        out |= {
+            "calls": len(calls),
+            "call_seconds": round(called, 1),
+            "raw_predicted_seconds_strict": round(strict, 1),
+            "achieved_vs_raw_strict": round(strict / called, 3) if called else None,
+            "raw_predicted_seconds_json": round(with_json, 1),
+            "achieved_vs_raw_json": round(with_json / called, 3) if called else None,
+        }
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -153,18 +233,30 @@ def main(argv: list[str] | None = None) -> int:
     if args.out:
         args.out.write_text(text, encoding="utf-8")
     print(text)
-    print("\n| setting | " + " | ".join(f"pp{n} tok/s" for n in sizes) + " | gen tok/s | load s |")
-    print("|---" * (len(sizes) + 3) + "|")
+    head = " | ".join(f"pp{n} tok/s" for n in sizes)
+    print(f"\n| setting | {head} | gen tok/s | JSON gen tok/s (stock / grammar-first) | load s |")
+    print("|---" * (len(sizes) + 4) + "|")
     for r in results:
         pps = " | ".join(str(r["prompt_tps"].get(str(n), "-")) for n in sizes)
-        print(f"| {r['name']} | {pps} | {r['gen_tps']} | {r['load_seconds']} |")
+        js = r.get("gen_json_tps") or {}
+        print(
+            f"| {r['name']} | {pps} | {r['gen_tps']} | {js.get('stock')} / {js.get('grammar_first')} | "
+            f"{r['load_seconds']} |"
+        )
     print(f"\nload average before {load[0]:.2f}, after {report['loadavg_after'][0]:.2f} (machine shared)")
     for name, a in (report.get("agent") or {}).items():
-        print(
+        line = (
             f"agent vs {name}: {a['achieved_tokens_per_s']} tok/s achieved over {a['questions']} questions; "
-            f"raw rates predict {a['raw_predicted_seconds']} s for its tokens vs {a['model_seconds']} s "
-            f"measured (ratio {a['achieved_vs_raw']})"
+            f"flat (every prompt token at the 512 rate): raw predicts {a['raw_predicted_seconds_flat']} s vs "
+            f"{a['model_seconds']} s measured (ratio {a['achieved_vs_raw_flat']})"
         )
+        if "calls" in a:
+            line += (
+                f"; per call ({a['calls']} calls, {a['call_seconds']} s): strict {a['raw_predicted_seconds_strict']}"
+                f" s (ratio {a['achieved_vs_raw_strict']}), JSON replies at the raw JSON rate "
+                f"{a['raw_predicted_seconds_json']} s (ratio {a['achieved_vs_raw_json']})"
+            )
+        print(line)
     return 0
 
 

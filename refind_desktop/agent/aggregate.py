@@ -60,6 +60,8 @@ class Item:
     ref: tuple[str, int]
     tag: str
     when: datetime | None
+    currency: str = ""
+    """The money sign its amount was written with ("$", "€", "£", "¥"), when it is money."""
 
 
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
@@ -164,7 +166,47 @@ def summed_sentence(noun: str, found: list[StatedCount]) -> tuple[str, list[Stat
     return f"{total} {noun} in total: " + " + ".join(f"{s.value} {s.tag}" for s in parts) + ".", parts
 
 
-_MONEY_AMOUNT = re.compile(r"\$\s?(\d[\d,]*(?:\.\d+)?)|(\d[\d,]*(?:\.\d+)?)\s?(?:dollars|usd)\b", re.I)
+_SIGNS = {
+    "$": "$",
+    "€": "€",
+    "£": "£",
+    "¥": "¥",
+    "usd": "$",
+    "dollar": "$",
+    "dollars": "$",
+    "bucks": "$",
+    "eur": "€",
+    "euro": "€",
+    "euros": "€",
+    "gbp": "£",
+    "yen": "¥",
+    "jpy": "¥",
+}
+_AMOUNT = r"(\d[\d,]*(?:\.\d+)?)"
+_MONEY_ANY = re.compile(
+    rf"([$€£¥])\s?{_AMOUNT}(k\b)?|{_AMOUNT}(k)?\s?(usd|dollars?|bucks|eur|euros?|gbp|yen|jpy)\b", re.I
+)
+
+
+def money_amounts(text: str) -> list[tuple[float, str]]:
+    """The money amounts written in `text` with their sign ("$1,200", "30 euros" → (30.0, "€"), "$5k"
+    → (5000.0, "$")); bare numbers ("2 hours", "room 12") are not money."""
+    found = []
+    for m in _MONEY_ANY.finditer(text):
+        sign, digits, k = (
+            (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(6), m.group(4), m.group(5))
+        )
+        try:
+            value = float(digits.replace(",", ""))
+        except ValueError:
+            continue
+        found.append((value * 1000 if k else value, _SIGNS[sign.lower()]))
+    return found
+
+
+def money_sign(value: float, text: str) -> str | None:
+    """The sign `value` is written with as money in `text`, or None when `text` holds no such amount."""
+    return next((sign for amount, sign in money_amounts(text) if abs(amount - value) < 1e-9), None)
 
 
 def amount_in(item: str, turn_text: str) -> float | None:
@@ -176,7 +218,7 @@ def amount_in(item: str, turn_text: str) -> float | None:
             return float(m.group(0).replace(",", ""))
         except ValueError:
             continue
-    amounts = {float((m.group(1) or m.group(2)).replace(",", "")) for m in _MONEY_AMOUNT.finditer(turn_text)}
+    amounts = {value for value, _ in money_amounts(turn_text)}
     return amounts.pop() if len(amounts) == 1 else None
 
 
@@ -225,6 +267,17 @@ def _plural(n: int, noun: str) -> str:
     return f"{n} {noun[:-1] if n == 1 and noun.endswith('s') else noun}"
 
 
+def _sign(question: str, items: list[Item]) -> str | None:
+    """The money sign to write the amounts with: the items' one sign ("$" when the question is about
+    money and they carry none), "" for amounts that are not money, None for mixed currencies."""
+    signs = {it.currency for it in items if it.currency}
+    if len(signs) > 1:
+        return None
+    if signs:
+        return signs.pop()
+    return "$" if _MONEY.search(question) else ""
+
+
 def compute(kind: QuestionKind, question: str, items: list[Item], now: datetime, tz: tzinfo) -> str | None:
     """The answer sentence for an aggregation question, or None when the items cannot answer it."""
     if not items:
@@ -242,7 +295,9 @@ def compute(kind: QuestionKind, question: str, items: list[Item], now: datetime,
         if not valued:
             return None
         total = sum(it.value for it in valued)  # type: ignore[misc]
-        money = "$" if _MONEY.search(question) else ""
+        money = _sign(question, valued)
+        if money is None:
+            return None  # euros and dollars do not add up
         parts = " + ".join(f"{money}{_num(it.value)} ({it.what} {it.tag})" for it in valued)  # type: ignore[arg-type]
         return (
             f"{money}{_num(total)} in total: {parts}."
@@ -254,7 +309,9 @@ def compute(kind: QuestionKind, question: str, items: list[Item], now: datetime,
         if len(valued) < 2:
             return None
         hi, lo = max(valued, key=lambda it: it.value), min(valued, key=lambda it: it.value)  # type: ignore[arg-type,return-value]
-        money = "$" if _MONEY.search(question) else ""
+        money = _sign(question, [hi, lo])
+        if money is None:
+            return None
         return (
             f"{money}{_num(hi.value - lo.value)} more: {money}{_num(hi.value)} ({hi.what} {hi.tag}) "  # type: ignore[operator]
             f"against {money}{_num(lo.value)} ({lo.what} {lo.tag})."  # type: ignore[arg-type]

@@ -21,6 +21,7 @@ from .aggregate import (
     counted_noun,
     find_stated,
     items_schema,
+    money_sign,
     stated,
     stated_sentence,
     summed_sentence,
@@ -76,6 +77,7 @@ def answer(run: Run, budget: int, max_tokens: int, style: str = "plain") -> Answ
     count = token_counter(run.backend)
     words = content_words(run.question)
     newest = run.kind.kind == "latest"
+    lookup = not run.kind.aggregates  # the first search's results are read first (context.py)
     # the first search's other results follow the notes as candidates: a small model's relevance call
     # ranks (what it kept is read first) rather than discards (measured: it drops answers)
     noted = {(n.block.session_id, n.block.turn) for n in run.notes}
@@ -88,7 +90,9 @@ def answer(run: Run, budget: int, max_tokens: int, style: str = "plain") -> Answ
     while True:
         try:
             if tagged:
-                ctx = build_context(reading, words, run.tags, budget, count, newest_first=newest)
+                ctx = build_context(
+                    reading, words, run.tags, budget, count, newest_first=newest, first_search_first=lookup
+                )
                 if run.kind.aggregates and ctx.labels:
                     done = _computed(run, ctx)
                     if done is not None:
@@ -102,7 +106,16 @@ def answer(run: Run, budget: int, max_tokens: int, style: str = "plain") -> Answ
                     return _short(run, ctx, newest)
                 if style == "sentence" or style == "short":
                     return _written(run, ctx, newest, max_tokens)
-            plain = build_context(reading, words, run.tags, budget, count, newest_first=newest, plain=True)
+            plain = build_context(
+                reading,
+                words,
+                run.tags,
+                budget,
+                count,
+                newest_first=newest,
+                plain=True,
+                first_search_first=lookup,
+            )
             return _plain(run, plain, newest, max_tokens)
         except ContextOverflowError:
             if budget <= 300:
@@ -118,6 +131,8 @@ def _computed(run: Run, ctx: Context) -> Answer | None:
     data = data or {"items": []}
     items: list[Item] = []
     seen: set[tuple[str, str]] = set()
+    money = bool(_MONEY_WORDS.search(run.question))
+    seen_amounts: set[tuple[str, float]] = set()
     for raw in data.get("items", []):
         ref = run.tags.lookup(raw["tag"])
         what = " ".join(str(raw["item"]).split()).strip(" .,;")
@@ -127,19 +142,31 @@ def _computed(run: Run, ctx: Context) -> Answer | None:
             continue
         seen.add(key)
         value = raw.get("value")
-        if value is None and run.kind.kind in ("sum", "difference"):
+        amounts = run.kind.kind in ("sum", "difference")
+        if value is None and amounts:
             value = amount_in(what, _own(ctx, ref))
-        if value is not None and not stated(float(value), ctx.texts.get(ref, "")):
-            if run.kind.kind in ("sum", "difference"):
+        sign = ""
+        if value is not None and amounts and money:
+            # a money total adds only amounts the cited turn writes as money (measured: "2 hours" and
+            # "room 1" were added up as "$6 in total" for gifts)
+            sign = money_sign(float(value), ctx.texts.get(ref, "")) or ""
+            if not sign:
+                continue
+        if value is not None and run.kind.kind == "sum":
+            # one amount restated in one chat is one amount (measured: "a gift card ... which was $100"
+            # written in two turns of one chat was added twice)
+            again = (ref[0], float(value))
+            if again in seen_amounts:
+                continue
+            seen_amounts.add(again)
+        elif value is not None and not stated(float(value), ctx.texts.get(ref, "")):
+            if amounts:
                 continue  # an amount the cited turn does not hold is not added
             value = None
         if run.kind.kind == "count" and value is not None and not 1 < value <= 100:
             value = None
-        items.append(
-            Item(
-                what, float(value) if value is not None else None, ref, f"[{raw['tag']}]", ctx.dates.get(ref)
-            )
-        )
+        value = float(value) if value is not None else None
+        items.append(Item(what, value, ref, f"[{raw['tag']}]", ctx.dates.get(ref), sign))
     sentence = compute(run.kind, run.question, items, run.now, run.tz)
     cites = list(dict.fromkeys(it.ref for it in items))
     if run.kind.kind == "sum" and sentence is None and not _MONEY_WORDS.search(run.question):

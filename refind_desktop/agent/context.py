@@ -47,7 +47,7 @@ class _Unit:
     turn: int
     speaker: str
     text: str
-    priority: tuple[int, int, int]
+    priority: tuple[int, int, int, int]
 
 
 @dataclass
@@ -67,17 +67,33 @@ class Context:
     """The (focused) text of each turn as the context shows it."""
 
 
-def _units(notes: list[Note], words: list[str], hit_chars: int, near_chars: int) -> list[_Unit]:
+def reading_group(note: Note, first_search_first: bool) -> int:
+    """Where a note's turns come in the reading among turns of one level. `first_search_first` (for
+    lookups): the first search's results (judged relevant, then the rest), then later searches'
+    (judged, then kept); else (aggregation, whose items later searches find): judged notes of any
+    search, then the rest."""
+    unjudged = int(note.how in ("fallback", "candidate", "kept"))
+    if not first_search_first:
+        return unjudged
+    return (0 if note.step <= 1 else 2) + unjudged
+
+
+def _units(
+    notes: list[Note], words: list[str], hit_chars: int, near_chars: int, first_search_first: bool
+) -> list[_Unit]:
     units: dict[tuple[str, int], _Unit] = {}
     for rank, note in enumerate(notes):
         b = note.block
-        fallback = 1 if note.how in ("fallback", "candidate", "kept") else 0
+        group = reading_group(note, first_search_first)
         hits = set(b.hit_turns) or {b.turn}
         for t in b.turns:
             gap = min(abs(t.turn - h) for h in hits)
             level = 0 if gap == 0 else 1 if gap == 1 else 2
             cap = hit_chars if level == 0 else near_chars if level == 1 else near_chars // 2
-            unit = _Unit(b.session_id, t.turn, t.speaker, focus(t.text, words, cap), (level, fallback, rank))
+            # lookups: each note's best hit before any note's other hits (breadth over one long chat)
+            other_hit = int(first_search_first and level == 0 and t.turn != b.turn)
+            text = focus(t.text, words, cap)
+            unit = _Unit(b.session_id, t.turn, t.speaker, text, (level, other_hit, group, rank))
             key = (b.session_id, t.turn)
             if key not in units or unit.priority < units[key].priority:
                 units[key] = unit
@@ -94,10 +110,16 @@ def build_context(
     plain: bool = False,
     hit_chars: int = 700,
     near_chars: int = 300,
+    first_search_first: bool = False,
 ) -> Context:
-    """Notes → context of at most `budget` tokens: hit turns first (noted before candidates), then
-    their neighbours, then the rest. `plain`: no tags (a small model copies tag lines instead of
-    answering); the program attributes the answer to turns itself."""
+    """Notes → context of at most `budget` tokens: hit turns first, then their neighbours, then the
+    rest; within a level in `reading_group` order, and with `first_search_first` (lookups) every
+    note's best hit turn before any note's other hit turns. Measured on the 20 non-preference dev
+    questions of the stratified sample (answer stage over fixed notes, 1.5B): of the 11 lookup and
+    "latest" questions this order answered 4 right against 3 (none lost, "a blue Snaggletooth"
+    gained); of the 9 aggregation questions 4 against 6 (the later searches' items fell out of the
+    budget), so aggregation keeps the judged-first order. `plain`: no tags (a small model copies tag
+    lines instead of answering); the program attributes the answer to turns itself."""
     info = {n.block.session_id: (n.block.session_date, n.block.session_title) for n in notes}
     when = {
         (n.block.session_id, t.turn): t.timestamp or n.block.session_date
@@ -108,7 +130,7 @@ def build_context(
     chosen: list[_Unit] = []
     sessions: set[str] = set()
     used = 0
-    for u in _units(notes, words, hit_chars, near_chars):
+    for u in _units(notes, words, hit_chars, near_chars, first_search_first):
         cost = count(tagged_turn(tags, u.session_id, u.turn, u.speaker, u.text)) + 1
         if u.session_id not in sessions:
             cost += 14  # the session's header line

@@ -177,6 +177,8 @@ class AgentResult:
     """Citation tag of each session in the prompts ("S1" → session id)."""
     computed: bool = False
     """True when the program computed the answer from extracted items (count, sum, dates, order)."""
+    call_log: list[dict] = field(default_factory=list)
+    """One record per model call (agent/run.py `Run.call_log`)."""
 
     @property
     def searches(self) -> list[SearchEvent]:
@@ -195,6 +197,7 @@ class AgentResult:
         usage["searches"] = len(self.searches)
         usage.update({k: round(v, 3) for k, v in self.timings.items()})
         usage["stages"] = {k: u.to_json() for k, u in self.stage_usage.items()}
+        usage["per_call"] = self.call_log
         return {
             "question": self.question,
             "mode": self.mode,

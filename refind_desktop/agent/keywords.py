@@ -41,6 +41,20 @@ def content_words(text: str) -> list[str]:
     return list(out.values())
 
 
+HABIT_WORDS = frozenset(
+    "usually currently often always normally typically regularly nowadays now still time times".split()
+)
+"""Words of a question about a habit or a present state ("What time do I usually ...", "What do I
+currently use") that the person tends to write when stating it ("the gym, which is usually at 6 pm";
+"I'm currently using ..."): stop-words for the first search, kept for the turn-ranked second look."""
+
+
+def habit_words(question: str) -> list[str]:
+    """The question's `HABIT_WORDS`, in order, each once."""
+    found = [m.group(0).lower() for m in _WORD.finditer(question) if m.group(0).lower() in HABIT_WORDS]
+    return list(dict.fromkeys(found))
+
+
 def question_keywords(question: str, limit: int = 8) -> list[str]:
     """Keywords for the first search: names and quoted phrases first, then the other content words."""
     quoted = [q.strip() for q in re.findall(r"['\"“‘]([^'\"”’]{3,60})['\"”’]", question)]

@@ -150,6 +150,7 @@ class Agent:
             notes=run.notes,
             usage=run.usage,
             stage_usage=run.stage_usage,
+            call_log=run.call_log,
             timings={
                 "total_seconds": total,
                 "search_seconds": run.search_seconds,

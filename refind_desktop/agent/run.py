@@ -65,6 +65,8 @@ class Run:
     searches: int = 0
     usage: Usage = field(default_factory=Usage)
     stage_usage: dict[str, Usage] = field(default_factory=lambda: {"controller": Usage(), "answer": Usage()})
+    call_log: list[dict] = field(default_factory=list)
+    """One record per model call: stage, JSON or free text, prompt/reprocessed/completion tokens, seconds."""
     search_seconds: float = 0.0
     first_blocks: list[Block] = field(default_factory=list)
     seen_queries: set[frozenset[str]] = field(default_factory=set)
@@ -169,15 +171,25 @@ class Run:
         self.check_cancel()
         t0 = time.perf_counter()
         comp = self.backend.complete(messages, schema=schema, max_tokens=max_tokens, temperature=0.0)
-        self.account(stage, comp, time.perf_counter() - t0)
+        self.account(stage, comp, time.perf_counter() - t0, schema is not None)
         return comp
 
-    def account(self, stage: str, comp: Completion, spent: float) -> None:
-        """Add one call's usage to the run's totals."""
+    def account(self, stage: str, comp: Completion, spent: float, constrained: bool = False) -> None:
+        """Add one call's usage to the run's totals and its record to `call_log`."""
         u = comp.usage
         one = Usage(u.prompt_tokens, u.completion_tokens, u.reprocessed_prompt_tokens, 1, spent)
         self.usage.add(one)
         self.stage_usage.setdefault(stage, Usage()).add(one)
+        self.call_log.append(
+            {
+                "stage": stage,
+                "json": constrained,
+                "prompt_tokens": u.prompt_tokens,
+                "reprocessed_prompt_tokens": u.reprocessed_prompt_tokens,
+                "completion_tokens": u.completion_tokens,
+                "seconds": round(spent, 3),
+            }
+        )
 
     def messages(self, text: str) -> list[ChatMessage]:
         """The run's system prompt and one user message."""

@@ -8,7 +8,7 @@ import threading
 from datetime import date
 
 import pytest
-from helpers.agent import ARCHIVE, by_stage, day, stage_of
+from helpers.agent import ARCHIVE, by_stage, day, session, stage_of
 
 from refind_desktop.agent import (
     Agent,
@@ -220,7 +220,41 @@ def test_summed_amounts_must_be_written_in_the_cited_turn(svc):
     result = Agent(svc.engine, backend, options=svc.search_options(top_k=1), config=small(max_rounds=1)).run(
         "How much did I spend on the umbrella in total?", NOW
     )
-    assert result.answer == "$30 (umbrella [S1 T2])." and result.citations == [("s:paris", 2)]
+    # the turn says "30 euros": the total is written in euros
+    assert result.answer == "€30 (umbrella [S1 T2])." and result.citations == [("s:paris", 2)]
+
+
+def test_a_money_total_adds_only_money_and_each_amount_of_one_chat_once(svc):
+    gifts = session(
+        "s:gifts",
+        day(3, 2),
+        "After 2 hours of shopping I got my sister a silver necklace for $200",
+        "The spa gift card for her was $100",
+        "I told her the spa gift card was $100 and she loved it",
+    )
+    svc.ingestor.apply_sessions([gifts], "agent-tests-gifts", "generic")
+    backend = ScriptedBackend(
+        by_stage(
+            relevance={"relevant": [1]},
+            extract={
+                "items": [
+                    {"tag": "S1 T0", "item": "necklace", "value": 200},
+                    {
+                        "tag": "S1 T0",
+                        "item": "shopping",
+                        "value": 2,
+                    },  # "2 hours" is in the turn but is no money
+                    {"tag": "S1 T1", "item": "gift card", "value": 100},
+                    {"tag": "S1 T2", "item": "spa gift card", "value": 100},  # the same $100, said again
+                ]
+            },
+        )
+    )
+    result = Agent(svc.engine, backend, options=svc.search_options(top_k=1), config=small(max_rounds=1)).run(
+        "How much did I spend on gifts for my sister?", NOW
+    )
+    assert result.answer == "$300 in total: $200 (necklace [S1 T0]) + $100 (gift card [S1 T1])."
+    assert result.citations == [("s:gifts", 0), ("s:gifts", 1)]
 
 
 def test_date_difference_uses_session_dates_not_the_model(svc):
@@ -307,6 +341,25 @@ def test_first_search_can_return_more_results_than_the_follow_ups(svc):
     assert [n.how for n in result.notes] == ["judged", "kept", "kept"]
     assert {n.block.session_id for n in result.notes} == {sid for _, sid, _ in first.hits}
     assert len(result.searches) == 1 and result.trajectory[-1].reason == "found"
+
+
+def test_second_look_adds_the_questions_habit_words(svc):
+    from refind_desktop.agent.controllers import SmallController
+    from refind_desktop.agent.keywords import habit_words
+
+    assert habit_words("What time do I usually go to the gym? Usually?") == ["time", "usually"]
+    assert habit_words("What brand of shampoo do I currently use?") == ["currently"]
+    assert habit_words("Where did I buy the umbrella?") == []
+    backend = ScriptedBackend(by_stage(relevance={"relevant": [1]}, answer="x"))
+    options = svc.search_options(top_k=1)
+    result = Agent(svc.engine, backend, options=options, controller=SmallController()).run(
+        "What time do I usually walk my dog?", NOW
+    )
+    a, b = result.searches[:2]
+    assert b.keywords == [*a.keywords, "time", "usually"] and "usually" not in a.keywords
+    off = Agent(svc.engine, backend, options=options, controller=SmallController(habit_words=False))
+    a, b = off.run("What time do I usually walk my dog?", NOW).searches[:2]
+    assert a.keywords == b.keywords
 
 
 def test_second_look_ranks_the_same_words_by_turn_bm25_without_the_seen_sessions(svc):

@@ -14,6 +14,8 @@ from refind_desktop.agent.aggregate import (
     counted_noun,
     find_stated,
     local_day,
+    money_amounts,
+    money_sign,
     months_between,
     span,
     stated,
@@ -223,6 +225,31 @@ def test_difference_is_the_larger_minus_the_smaller_amount():
     text = compute(QuestionKind("difference"), q, items, UTC_NOW, UTC)
     assert text == "$270 more: $390 (Hawaii hotel [S2 T0]) against $120 (Tokyo hotel [S1 T0])."
     assert compute(QuestionKind("difference"), q, items[:1], UTC_NOW, UTC) is None
+
+
+def test_money_amounts_carry_their_sign_and_bare_numbers_are_not_money():
+    text = "The spa card was $100, the scarf 30 euros, the tea £4.50 and the bike $1.2k; I spent 2 hours"
+    assert money_amounts(text) == [(100.0, "$"), (30.0, "€"), (4.5, "£"), (1200.0, "$")]
+    assert money_sign(30, text) == "€" and money_sign(100, text) == "$"
+    assert money_sign(2, text) is None  # "2 hours" is no amount of money
+    assert money_amounts("room 12, 5 pounds lighter, 3 USD tip") == [(3.0, "$")]
+
+
+def test_amounts_are_written_in_their_own_currency_and_mixed_currencies_do_not_add():
+    euros = [
+        Item("scarf", 30, ("s1", 0), "[S1 T0]", None, "€"),
+        Item("hat", 12, ("s2", 0), "[S2 T0]", None, "€"),
+    ]
+    q = "How much did I spend on clothes in total?"
+    assert compute(QuestionKind("sum"), q, euros, UTC_NOW, UTC) == (
+        "€42 in total: €30 (scarf [S1 T0]) + €12 (hat [S2 T0])."
+    )
+    mixed = [euros[0], Item("hat", 12, ("s2", 0), "[S2 T0]", None, "$")]
+    assert compute(QuestionKind("sum"), q, mixed, UTC_NOW, UTC) is None
+    assert (
+        compute(QuestionKind("difference"), "How much more was the scarf than the hat?", mixed, UTC_NOW, UTC)
+        is None
+    )
 
 
 def test_an_amount_without_a_value_comes_from_the_item_or_the_only_amount_in_the_turn():

@@ -58,6 +58,51 @@ def test_schema_call_returns_valid_json(backend: LlamaBackend):
     assert out.usage.prompt_tokens > 20 and 0 < out.usage.completion_tokens <= 40
 
 
+def test_grammar_first_sampling_gives_the_same_json_as_constraining_every_token(
+    backend: LlamaBackend, embedded_gguf: Path
+):
+    items = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["items"],
+        "properties": {
+            "items": {
+                "type": "array",
+                "maxItems": 4,
+                "items": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "required": ["tag", "item", "value"],
+                    "properties": {
+                        "tag": {"type": "string", "enum": ["S1 T0", "S1 T1", "S2 T0"]},
+                        "item": {"type": "string", "maxLength": 40},
+                        "value": {"type": ["number", "null"]},
+                    },
+                },
+            }
+        },
+    }
+    ask = [
+        SYSTEM,
+        ChatMessage(
+            "user",
+            "[S1 T0] I bought a red umbrella for $30. [S1 T1] My dog Rex learned to sit. "
+            "[S2 T0] I got a Trek bike for $500. List the purchases with their tag and price as JSON.",
+        ),
+    ]
+    plain = LlamaBackend(embedded_gguf, n_ctx=2048, n_threads=0, grammar_first=False)
+    before = plain.complete(ask, schema=items, max_tokens=80)
+    fast, full = backend.sampling.fast, backend.sampling.full
+    after = backend.complete(ask, schema=items, max_tokens=80)
+    assert plain.sampling is None and after.text == before.text and after.data == before.data
+    assert backend.sampling.fast - fast > 0  # the best token was checked first and kept
+    sampled = backend.sampling.fast - fast + backend.sampling.full - full
+    assert sampled == after.usage.completion_tokens + 1  # every token, and the end-of-text one
+    streamed = "".join(p for p in backend.stream(ask, max_tokens=20) if isinstance(p, str))
+    assert backend.sampling.fast - fast + backend.sampling.full - full == sampled
+    assert streamed  # free text keeps llama-cpp-python's own sampler
+
+
 def test_appending_a_message_reprocesses_only_the_tail(backend: LlamaBackend):
     first = [SYSTEM, ChatMessage("user", "Which city did I move to in 2021? Give keywords only.")]
     a = backend.complete(first, max_tokens=8)

@@ -10,7 +10,7 @@ from ...search.timewords import mention_range
 from ...types import Block
 from .. import prompts
 from ..context import focus
-from ..keywords import content_words, feedback_keywords, question_keywords
+from ..keywords import content_words, feedback_keywords, habit_words, question_keywords
 from ..run import Run
 from ..schemas import relevant_schema
 from .base import model_query
@@ -55,6 +55,9 @@ class SmallController:
     and kept as notes. It does not count as a round. Measured with the embedded 1.5B model in the
     LongMemEval dev archive (24 stratified questions, `benchmarks/agent_notes.py`): notes any/all
     0.750/0.667 -> 0.750/0.708, 2.38 -> 2.58 model calls a question (it ran on 5 of the 24)."""
+    habit_words: bool = True
+    """The second look adds the question's habit and present-state words ("usually", "currently",
+    "time": `keywords.HABIT_WORDS`), which the first search drops as generic."""
     model_keywords: bool = False
     """Ask the model for follow-up keywords (off: a 0.5B model copies the question's words back, measured;
     the follow-up then adds the words that recur in what was found relevant)."""
@@ -80,7 +83,8 @@ class SmallController:
             run.note(rest, run.first_blocks, "kept")
         rounds, reason = 1, "rounds"
         if self.second_look and blocks and rounds < self.max_rounds:
-            found += self.look(run, words, *span, first, rrf=False)
+            habit = [w for w in habit_words(run.question) if w not in words] if self.habit_words else []
+            found += self.look(run, words + habit, *span, first, rrf=False)
             rounds += 1
         window = mention_range(run.question, run.now, run.tz) if self.time_words else None
         if window is not None and span == (None, None):

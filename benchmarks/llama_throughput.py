@@ -78,8 +78,16 @@ def measure(model: Path, params: dict, sizes: tuple[int, ...], gen: int, repeat:
             dt = time.perf_counter() - t
             best = dt if best is None else min(best, dt)
         out["prompt_tps"][str(n)] = round(n / best, 1)
+        out.setdefault("gen_tps_at", {})[str(n)] = generation(llm, tokens, gen)
+    out["gen_tps"] = generation(llm, [llm.token_bos()] + base[:64], gen)
+    out["gen_json_tps"] = json_generation(llm, gen)
+    del llm
+    return out
+
+
+def generation(llm, prompt: list[int], gen: int) -> float:
+    """Greedy generation tokens/s after `prompt` (attention over a longer context costs more)."""
     llm.reset()
-    prompt = [llm.token_bos()] + base[:64]
     t = time.perf_counter()
     made = 0
     first = None
@@ -89,11 +97,7 @@ def measure(model: Path, params: dict, sizes: tuple[int, ...], gen: int, repeat:
         made += 1
         if made >= gen + 1:
             break
-    end = time.perf_counter()
-    out["gen_tps"] = round(gen / (end - (first or t)), 1)
-    out["gen_json_tps"] = json_generation(llm, gen)
-    del llm
-    return out
+    return round(gen / (time.perf_counter() - (first or t)), 1)
 
 
 JSON_NOTES = " ".join(
@@ -149,13 +153,26 @@ def pp_rate(raw: dict, prompt: int, evaluated: int) -> float:
     return points[-1][1]
 
 
+def gen_rate(raw: dict, prompt: int) -> float:
+    """The raw generation rate after a prompt of `prompt` tokens: measured after a 65-token prompt
+    and after each measured prompt size, interpolated linearly and held at the ends."""
+    points = sorted([(65, raw["gen_tps"])] + [(int(n), r) for n, r in (raw.get("gen_tps_at") or {}).items()])
+    if prompt <= points[0][0]:
+        return points[0][1]
+    for (n0, r0), (n1, r1) in zip(points, points[1:], strict=False):
+        if prompt <= n1:
+            return r0 + (r1 - r0) * (prompt - n0) / (n1 - n0)
+    return points[-1][1]
+
+
 def agent_figures(path: Path, raw: dict) -> dict:
     """The agent's achieved throughput over an eval results file, against the raw rates.
 
     With per-call records (`usage.per_call`) each call's prompt is priced at the raw rate for its
-    length and its reply at the raw free-text rate ("strict") or, for JSON replies, at the raw JSON
-    rate with llama.cpp's grammar-first sampling ("json"); without them, every prompt token at the
-    512-token rate ("flat")."""
+    length and its reply at the raw free-text rate after a short prompt ("strict"), or JSON replies at
+    the raw grammar-first JSON rate ("json"), or every reply at the raw rate after a prompt of its
+    call's length, scaled by the JSON/free ratio for JSON replies ("matched": the same shapes of work
+    as the agent's); without them, every prompt token at the 512-token rate ("flat")."""
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     rows = [r for r in rows if "usage" in r]
     evaluated = sum(r["usage"].get("reprocessed_prompt_tokens", r["usage"]["prompt_tokens"]) for r in rows)
@@ -185,6 +202,11 @@ def agent_figures(path: Path, raw: dict) -> dict:
         constrained = sum(c["completion_tokens"] for c in calls if c["json"])
         strict = prompt_s + (free + constrained) / raw["gen_tps"]
         with_json = prompt_s + free / raw["gen_tps"] + constrained / json_rate
+        json_factor = json_rate / raw["gen_tps"]
+        matched = prompt_s + sum(
+            c["completion_tokens"] / (gen_rate(raw, c["prompt_tokens"]) * (json_factor if c["json"] else 1.0))
+            for c in calls
+        )
         called = sum(c["seconds"] for c in calls)
         out |= {
             "calls": len(calls),
@@ -193,6 +215,8 @@ def agent_figures(path: Path, raw: dict) -> dict:
             "achieved_vs_raw_strict": round(strict / called, 3) if called else None,
             "raw_predicted_seconds_json": round(with_json, 1),
             "achieved_vs_raw_json": round(with_json / called, 3) if called else None,
+            "raw_predicted_seconds_matched": round(matched, 1),
+            "achieved_vs_raw_matched": round(matched / called, 3) if called else None,
         }
     return out
 
@@ -234,13 +258,15 @@ def main(argv: list[str] | None = None) -> int:
         args.out.write_text(text, encoding="utf-8")
     print(text)
     head = " | ".join(f"pp{n} tok/s" for n in sizes)
-    print(f"\n| setting | {head} | gen tok/s | JSON gen tok/s (stock / grammar-first) | load s |")
-    print("|---" * (len(sizes) + 4) + "|")
+    after = " | ".join(f"gen after {n} tok/s" for n in sizes)
+    print(f"\n| setting | {head} | gen tok/s | {after} | JSON gen tok/s (stock / grammar-first) | load s |")
+    print("|---" * (2 * len(sizes) + 4) + "|")
     for r in results:
         pps = " | ".join(str(r["prompt_tps"].get(str(n), "-")) for n in sizes)
+        gens = " | ".join(str((r.get("gen_tps_at") or {}).get(str(n), "-")) for n in sizes)
         js = r.get("gen_json_tps") or {}
         print(
-            f"| {r['name']} | {pps} | {r['gen_tps']} | {js.get('stock')} / {js.get('grammar_first')} | "
+            f"| {r['name']} | {pps} | {r['gen_tps']} | {gens} | {js.get('stock')} / {js.get('grammar_first')} | "
             f"{r['load_seconds']} |"
         )
     print(f"\nload average before {load[0]:.2f}, after {report['loadavg_after'][0]:.2f} (machine shared)")
@@ -254,7 +280,9 @@ def main(argv: list[str] | None = None) -> int:
             line += (
                 f"; per call ({a['calls']} calls, {a['call_seconds']} s): strict {a['raw_predicted_seconds_strict']}"
                 f" s (ratio {a['achieved_vs_raw_strict']}), JSON replies at the raw JSON rate "
-                f"{a['raw_predicted_seconds_json']} s (ratio {a['achieved_vs_raw_json']})"
+                f"{a['raw_predicted_seconds_json']} s (ratio {a['achieved_vs_raw_json']}), every reply at "
+                f"the raw rate for its context {a['raw_predicted_seconds_matched']} s (ratio "
+                f"{a['achieved_vs_raw_matched']})"
             )
         print(line)
     return 0

@@ -74,7 +74,7 @@ def choose_prompt(head: str, records: list[str], step: int) -> str:
     return (
         head + f"Results of search {step}:\n<<<DATA\n{body}\nDATA>>>\n\n"
         "take_note: list the numbers of ALL results that MIGHT be relevant (empty list if none).\n"
-        'Reply as JSON: {"indices": [1, 3]}'
+        'Reply as JSON: {"indices": [...]}, with the numbers of those results.'
     )
 
 

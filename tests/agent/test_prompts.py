@@ -38,3 +38,11 @@ def test_the_relevance_prompt_has_no_numbers_to_copy():
     (example,) = _examples(text)
     assert not re.search(r"\d", example)
     assert json.loads(example.replace("...", "")) == {"relevant": []}
+
+
+def test_the_one_shot_take_note_prompt_has_no_numbers_to_copy():
+    # the same copying as the relevance prompt's: the one-shot controller showed {"indices": [1, 3]}
+    text = prompts.choose_prompt(HEAD, ["1. [2023-03-01] User: serviced my bike", "2. [..] x"], 1)
+    (example,) = _examples(text)
+    assert not re.search(r"\d", example)
+    assert json.loads(example.replace("...", "")) == {"indices": []}

@@ -16,6 +16,7 @@ spec.loader.exec_module(bench)
 RAW = {
     "prompt_tps": {"512": 100.0, "2048": 80.0, "6144": 60.0},
     "gen_tps": 25.0,
+    "gen_tps_at": {"512": 25.0, "2048": 15.0},
     "gen_json_tps": {"grammar_first": 20.0},
 }
 
@@ -61,3 +62,6 @@ def test_agent_calls_are_priced_per_call_strictly_and_with_the_json_rate(tmp_pat
     assert a["raw_predicted_seconds_json"] == round(1280 / 90 + 1 + 1 + 1, 1)
     assert a["achieved_vs_raw_json"] == round((1280 / 90 + 3) / 18.5, 3)
     assert a["raw_predicted_seconds_flat"] == round(1380 / 100 + 45 / 25, 1)
+    # matched: the JSON reply after a 1,280-token prompt at 20.0 * (20/25) tok/s, the free one at 25
+    assert a["raw_predicted_seconds_matched"] == round(1280 / 90 + 1 + 20 / (20.0 * 0.8) + 25 / 25, 1)
+    assert bench.gen_rate(RAW, 1280) == pytest.approx(20.0) and bench.gen_rate(RAW, 9000) == 15.0

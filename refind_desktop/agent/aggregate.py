@@ -260,6 +260,17 @@ def _num(v: float) -> str:
 _MONEY = re.compile(
     r"\$|\bdollars?\b|\bspend|\bspent|\bcost|\bpaid|\bpay\b|\bprice|\bmoney|\braise|\bearn|\bsave", re.I
 )
+_COUNTED_UNIT = re.compile(
+    r"\bhow many (?:\w+ )?(?:hours?|minutes?|days?|weeks?|months?|years?|miles?|kilomet\w*|km|pages?|"
+    r"times|steps|books|episodes)\b",
+    re.I,
+)
+
+
+def money_question(question: str) -> bool:
+    """True when the question asks for an amount of money ("How much did I spend", "total cost"), not
+    for a count of units that shares its verbs ("How many hours did I spend driving")."""
+    return bool(_MONEY.search(question)) and not _COUNTED_UNIT.search(question)
 
 
 def _plural(n: int, noun: str) -> str:
@@ -275,7 +286,7 @@ def _sign(question: str, items: list[Item]) -> str | None:
         return None
     if signs:
         return signs.pop()
-    return "$" if _MONEY.search(question) else ""
+    return "$" if money_question(question) else ""
 
 
 def compute(kind: QuestionKind, question: str, items: list[Item], now: datetime, tz: tzinfo) -> str | None:

@@ -21,6 +21,7 @@ from .aggregate import (
     counted_noun,
     find_stated,
     items_schema,
+    money_question,
     money_sign,
     stated,
     stated_sentence,
@@ -35,7 +36,6 @@ STYLES = ("plain", "short", "sentence")
 EXTRACT_TOKENS = 480
 """Room for the extraction reply: a dozen items of about 40 tokens (at 260 the 1.5B model's list of
 eleven notes' items was cut mid-JSON, measured)."""
-_MONEY_WORDS = re.compile(r"\$|\bmoney\b|\bspen[dt]\b|\bcost\b|\bpa(?:y|id)\b|\bdollars?\b|\bprice\b", re.I)
 _ANY_TAG = re.compile(r"\[\s*S\d+\s*T\d+\s*\]")
 _NOT_THERE = re.compile(r"not in your history", re.IGNORECASE)
 
@@ -131,7 +131,7 @@ def _computed(run: Run, ctx: Context) -> Answer | None:
     data = data or {"items": []}
     items: list[Item] = []
     seen: set[tuple[str, str]] = set()
-    money = bool(_MONEY_WORDS.search(run.question))
+    money = money_question(run.question)
     seen_amounts: set[tuple[str, float]] = set()
     for raw in data.get("items", []):
         ref = run.tags.lookup(raw["tag"])
@@ -152,6 +152,10 @@ def _computed(run: Run, ctx: Context) -> Answer | None:
             sign = money_sign(float(value), ctx.texts.get(ref, "")) or ""
             if not sign:
                 continue
+        elif value is not None and not stated(float(value), ctx.texts.get(ref, "")):
+            if amounts:
+                continue  # an amount the cited turn does not hold is not added
+            value = None
         if value is not None and run.kind.kind == "sum":
             # one amount restated in one chat is one amount (measured: "a gift card ... which was $100"
             # written in two turns of one chat was added twice)
@@ -159,17 +163,13 @@ def _computed(run: Run, ctx: Context) -> Answer | None:
             if again in seen_amounts:
                 continue
             seen_amounts.add(again)
-        elif value is not None and not stated(float(value), ctx.texts.get(ref, "")):
-            if amounts:
-                continue  # an amount the cited turn does not hold is not added
-            value = None
         if run.kind.kind == "count" and value is not None and not 1 < value <= 100:
             value = None
         value = float(value) if value is not None else None
         items.append(Item(what, value, ref, f"[{raw['tag']}]", ctx.dates.get(ref), sign))
     sentence = compute(run.kind, run.question, items, run.now, run.tz)
     cites = list(dict.fromkeys(it.ref for it in items))
-    if run.kind.kind == "sum" and sentence is None and not _MONEY_WORDS.search(run.question):
+    if run.kind.kind == "sum" and sentence is None and not money_question(run.question):
         written = _stated(run, ctx)  # "the total number of episodes": the counts stated per session, added
         if written:
             sentence, parts = summed_sentence(counted_noun(run.question) or "", written)

@@ -224,6 +224,32 @@ def test_summed_amounts_must_be_written_in_the_cited_turn(svc):
     assert result.answer == "€30 (umbrella [S1 T2])." and result.citations == [("s:paris", 2)]
 
 
+def test_a_total_of_hours_adds_only_numbers_the_cited_turn_holds(svc):
+    drive = session(
+        "s:drive",
+        day(3, 4),
+        "On the road trip I drove 3 hours to Lyon",
+        "The next day I drove 4 hours to Nice",
+    )
+    svc.ingestor.apply_sessions([drive], "agent-tests-drive", "generic")
+    backend = ScriptedBackend(
+        by_stage(
+            relevance={"relevant": [1]},
+            extract={
+                "items": [
+                    {"tag": "S1 T0", "item": "Lyon", "value": 3},
+                    {"tag": "S1 T1", "item": "Nice", "value": 4},
+                    {"tag": "S1 T1", "item": "Nice again", "value": 9},  # no 9 in that turn: not added
+                ]
+            },
+        )
+    )
+    result = Agent(svc.engine, backend, options=svc.search_options(top_k=1), config=small(max_rounds=1)).run(
+        "How many hours did I spend driving on the road trip in total?", NOW
+    )
+    assert result.answer == "7 in total: 3 (Lyon [S1 T0]) + 4 (Nice [S1 T1])."
+
+
 def test_a_money_total_adds_only_money_and_each_amount_of_one_chat_once(svc):
     gifts = session(
         "s:gifts",

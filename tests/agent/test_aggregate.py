@@ -15,6 +15,7 @@ from refind_desktop.agent.aggregate import (
     find_stated,
     local_day,
     money_amounts,
+    money_question,
     money_sign,
     months_between,
     span,
@@ -233,6 +234,20 @@ def test_money_amounts_carry_their_sign_and_bare_numbers_are_not_money():
     assert money_sign(30, text) == "€" and money_sign(100, text) == "$"
     assert money_sign(2, text) is None  # "2 hours" is no amount of money
     assert money_amounts("room 12, 5 pounds lighter, 3 USD tip") == [(3.0, "$")]
+
+
+def test_a_money_question_is_about_money_not_about_units_it_shares_verbs_with():
+    assert money_question("How much did I spend on gifts for my sister?")
+    assert money_question("What is the total cost of the headphones?")
+    assert not money_question("How many hours did I spend driving on the road trip in total?")
+    assert not money_question("How many days did I spend in Japan?")
+    assert not money_question("How many different cuisines have I tried?")
+    hours = [Item("Lyon", 3, ("s1", 0), "[S1 T0]", None), Item("Nice", 4, ("s1", 1), "[S1 T1]", None)]
+    q = "How many hours did I spend driving in total?"
+    assert (
+        compute(QuestionKind("sum"), q, hours, UTC_NOW, UTC)
+        == "7 in total: 3 (Lyon [S1 T0]) + 4 (Nice [S1 T1])."
+    )
 
 
 def test_amounts_are_written_in_their_own_currency_and_mixed_currencies_do_not_add():

@@ -139,12 +139,9 @@ def json_generation(llm, gen: int) -> dict:
     return rates
 
 
-def pp_rate(raw: dict, prompt: int, evaluated: int) -> float:
-    """The raw prompt rate for evaluating the last `evaluated` of `prompt` tokens: the measured rate
-    of a whole prompt whose tokens sit, on average, where these do (2·prompt − evaluated tokens),
-    interpolated linearly between the measured sizes and held at the ends."""
-    points = sorted((int(n), r) for n, r in raw["prompt_tps"].items())
-    at = 2 * prompt - evaluated
+def _along(points: list[tuple[int, float]], at: float) -> float:
+    """The rate at `at` from measured (size, rate) points: linear between them, held at the ends."""
+    points = sorted(points)
     if at <= points[0][0]:
         return points[0][1]
     for (n0, r0), (n1, r1) in zip(points, points[1:], strict=False):
@@ -153,16 +150,18 @@ def pp_rate(raw: dict, prompt: int, evaluated: int) -> float:
     return points[-1][1]
 
 
+def pp_rate(raw: dict, prompt: int, evaluated: int) -> float:
+    """The raw prompt rate for evaluating the last `evaluated` of `prompt` tokens: the measured rate
+    of a whole prompt whose tokens sit, on average, where these do (2·prompt − evaluated tokens)."""
+    return _along([(int(n), r) for n, r in raw["prompt_tps"].items()], 2 * prompt - evaluated)
+
+
 def gen_rate(raw: dict, prompt: int) -> float:
     """The raw generation rate after a prompt of `prompt` tokens: measured after a 65-token prompt
-    and after each measured prompt size, interpolated linearly and held at the ends."""
-    points = sorted([(65, raw["gen_tps"])] + [(int(n), r) for n, r in (raw.get("gen_tps_at") or {}).items()])
-    if prompt <= points[0][0]:
-        return points[0][1]
-    for (n0, r0), (n1, r1) in zip(points, points[1:], strict=False):
-        if prompt <= n1:
-            return r0 + (r1 - r0) * (prompt - n0) / (n1 - n0)
-    return points[-1][1]
+    and after each measured prompt size."""
+    return _along(
+        [(65, raw["gen_tps"])] + [(int(n), r) for n, r in (raw.get("gen_tps_at") or {}).items()], prompt
+    )
 
 
 def agent_figures(path: Path, raw: dict) -> dict:

@@ -87,12 +87,23 @@ def answer(run: Run, budget: int, max_tokens: int, style: str = "plain") -> Answ
     # the tagged context serves the program's computations and the tagged styles; a plain lookup
     # never reads it
     tagged = run.kind.aggregates or newest or style != "plain"
+
+    def read(budget: int, plain: bool) -> Context:
+        return build_context(
+            reading,
+            words,
+            run.tags,
+            budget,
+            count,
+            newest_first=newest,
+            plain=plain,
+            first_search_first=lookup,
+        )
+
     while True:
         try:
             if tagged:
-                ctx = build_context(
-                    reading, words, run.tags, budget, count, newest_first=newest, first_search_first=lookup
-                )
+                ctx = read(budget, plain=False)
                 if run.kind.aggregates and ctx.labels:
                     done = _computed(run, ctx)
                     if done is not None:
@@ -106,17 +117,7 @@ def answer(run: Run, budget: int, max_tokens: int, style: str = "plain") -> Answ
                     return _short(run, ctx, newest)
                 if style == "sentence" or style == "short":
                     return _written(run, ctx, newest, max_tokens)
-            plain = build_context(
-                reading,
-                words,
-                run.tags,
-                budget,
-                count,
-                newest_first=newest,
-                plain=True,
-                first_search_first=lookup,
-            )
-            return _plain(run, plain, newest, max_tokens)
+            return _plain(run, read(budget, plain=True), newest, max_tokens)
         except ContextOverflowError:
             if budget <= 300:
                 raise

@@ -224,6 +224,14 @@ def test_summed_amounts_must_be_written_in_the_cited_turn(svc):
     assert result.answer == "€30 (umbrella [S1 T2])." and result.citations == [("s:paris", 2)]
 
 
+def total_over(svc, chat, items, question):
+    """The answer when the one chat `chat` is found relevant and the model extracts `items` from it."""
+    svc.ingestor.apply_sessions([chat], f"agent-tests-{chat.session_id}", "generic")
+    backend = ScriptedBackend(by_stage(relevance={"relevant": [1]}, extract={"items": items}))
+    agent = Agent(svc.engine, backend, options=svc.search_options(top_k=1), config=small(max_rounds=1))
+    return agent.run(question, NOW)
+
+
 def test_a_total_of_hours_adds_only_numbers_the_cited_turn_holds(svc):
     drive = session(
         "s:drive",
@@ -231,22 +239,12 @@ def test_a_total_of_hours_adds_only_numbers_the_cited_turn_holds(svc):
         "On the road trip I drove 3 hours to Lyon",
         "The next day I drove 4 hours to Nice",
     )
-    svc.ingestor.apply_sessions([drive], "agent-tests-drive", "generic")
-    backend = ScriptedBackend(
-        by_stage(
-            relevance={"relevant": [1]},
-            extract={
-                "items": [
-                    {"tag": "S1 T0", "item": "Lyon", "value": 3},
-                    {"tag": "S1 T1", "item": "Nice", "value": 4},
-                    {"tag": "S1 T1", "item": "Nice again", "value": 9},  # no 9 in that turn: not added
-                ]
-            },
-        )
-    )
-    result = Agent(svc.engine, backend, options=svc.search_options(top_k=1), config=small(max_rounds=1)).run(
-        "How many hours did I spend driving on the road trip in total?", NOW
-    )
+    items = [
+        {"tag": "S1 T0", "item": "Lyon", "value": 3},
+        {"tag": "S1 T1", "item": "Nice", "value": 4},
+        {"tag": "S1 T1", "item": "Nice again", "value": 9},  # no 9 in that turn: not added
+    ]
+    result = total_over(svc, drive, items, "How many hours did I spend driving on the road trip in total?")
     assert result.answer == "7 in total: 3 (Lyon [S1 T0]) + 4 (Nice [S1 T1])."
 
 
@@ -258,27 +256,13 @@ def test_a_money_total_adds_only_money_and_each_amount_of_one_chat_once(svc):
         "The spa gift card for her was $100",
         "I told her the spa gift card was $100 and she loved it",
     )
-    svc.ingestor.apply_sessions([gifts], "agent-tests-gifts", "generic")
-    backend = ScriptedBackend(
-        by_stage(
-            relevance={"relevant": [1]},
-            extract={
-                "items": [
-                    {"tag": "S1 T0", "item": "necklace", "value": 200},
-                    {
-                        "tag": "S1 T0",
-                        "item": "shopping",
-                        "value": 2,
-                    },  # "2 hours" is in the turn but is no money
-                    {"tag": "S1 T1", "item": "gift card", "value": 100},
-                    {"tag": "S1 T2", "item": "spa gift card", "value": 100},  # the same $100, said again
-                ]
-            },
-        )
-    )
-    result = Agent(svc.engine, backend, options=svc.search_options(top_k=1), config=small(max_rounds=1)).run(
-        "How much did I spend on gifts for my sister?", NOW
-    )
+    items = [
+        {"tag": "S1 T0", "item": "necklace", "value": 200},
+        {"tag": "S1 T0", "item": "shopping", "value": 2},  # "2 hours" is in the turn but is no money
+        {"tag": "S1 T1", "item": "gift card", "value": 100},
+        {"tag": "S1 T2", "item": "spa gift card", "value": 100},  # the same $100, said again
+    ]
+    result = total_over(svc, gifts, items, "How much did I spend on gifts for my sister?")
     assert result.answer == "$300 in total: $200 (necklace [S1 T0]) + $100 (gift card [S1 T1])."
     assert result.citations == [("s:gifts", 0), ("s:gifts", 1)]
 

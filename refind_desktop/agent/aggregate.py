@@ -1,8 +1,9 @@
 """Let code do what a small model cannot: the model extracts items (each with a citation tag) under a
 JSON schema, the program counts, sums, orders and measures dates, and writes the answer with each item cited.
 
-Item dates are facts the program has: the cited turn's timestamp, else its session's date, taken in
-the user's time zone. The question's current time comes from the run (`now`).
+Item dates are facts the program has: the day the person's own sentence about the item names ("on
+January 10th", "last week": agent/eventdays.py), else the cited turn's timestamp or its session's
+date, taken in the user's time zone. The question's current time comes from the run (`now`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, tzinfo
 
 from .classify import QuestionKind
+from .eventdays import StatedDay
 
 _MAX_ITEMS = 12
 
@@ -62,6 +64,8 @@ class Item:
     when: datetime | None
     currency: str = ""
     """The money sign its amount was written with ("$", "€", "£", "¥"), when it is money."""
+    stated: StatedDay | None = None
+    """The days the person's own sentence about it names ("on January 10th"), when it names any."""
 
 
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
@@ -233,6 +237,14 @@ def local_day(when: datetime | None, tz: tzinfo) -> date | None:
     return when.astimezone(tz).date()
 
 
+def event_day(it: Item, tz: tzinfo, exact: bool) -> date | None:
+    """The day `it` happened: the day its sentence names (with `exact`, only when that is one day;
+    else the middle of the range it names), or the day of its chat."""
+    if it.stated is not None and (it.stated.exact or not exact):
+        return it.stated.middle
+    return local_day(it.when, tz)
+
+
 def months_between(a: date, b: date) -> int:
     """Whole calendar months from `a` to `b` (a <= b): 2023-01-31 → 2023-02-28 is 0, → 2023-03-01 is 1."""
     months = (b.year - a.year) * 12 + (b.month - a.month)
@@ -327,7 +339,8 @@ def compute(kind: QuestionKind, question: str, items: list[Item], now: datetime,
             f"{money}{_num(hi.value - lo.value)} more: {money}{_num(hi.value)} ({hi.what} {hi.tag}) "  # type: ignore[operator]
             f"against {money}{_num(lo.value)} ({lo.what} {lo.tag})."  # type: ignore[arg-type]
         )
-    dated = [(local_day(it.when, tz), it) for it in items]
+    # counting days needs days: a range ("three weeks ago") orders events but is not counted from
+    dated = [(event_day(it, tz, exact=kind.kind == "date_diff"), it) for it in items]
     dated = [(d, it) for d, it in dated if d is not None]
     if not dated:
         return None

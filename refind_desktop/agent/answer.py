@@ -21,6 +21,7 @@ from .aggregate import (
     counted_noun,
     find_stated,
     items_schema,
+    local_day,
     money_question,
     money_sign,
     stated,
@@ -28,6 +29,7 @@ from .aggregate import (
     summed_sentence,
 )
 from .context import Context, build_context, stem
+from .eventdays import StatedDay, stated_day
 from .events import AnswerEvent, AnswerTokenEvent, Note
 from .keywords import content_words
 from .run import Run
@@ -167,7 +169,9 @@ def _computed(run: Run, ctx: Context) -> Answer | None:
         if run.kind.kind == "count" and value is not None and not 1 < value <= 100:
             value = None
         value = float(value) if value is not None else None
-        items.append(Item(what, value, ref, f"[{raw['tag']}]", ctx.dates.get(ref), sign))
+        items.append(
+            Item(what, value, ref, f"[{raw['tag']}]", ctx.dates.get(ref), sign, _told(run, ctx, what, ref))
+        )
     sentence = compute(run.kind, run.question, items, run.now, run.tz)
     cites = list(dict.fromkeys(it.ref for it in items))
     if run.kind.kind == "sum" and sentence is None and not money_question(run.question):
@@ -201,8 +205,15 @@ def _since(run: Run, ctx: Context, what: str, ref: tuple[str, int]) -> str | Non
     for other questions or an undated turn."""
     if not (run.kind.kind == "date_diff" and run.kind.since_now and ctx.dates.get(ref)):
         return None
-    event = Item(what, None, ref, run.tags.tag(*ref), ctx.dates[ref])
+    event = Item(what, None, ref, run.tags.tag(*ref), ctx.dates[ref], stated=_told(run, ctx, what, ref))
     return compute(run.kind, run.question, [event], run.now, run.tz)
+
+
+def _told(run: Run, ctx: Context, what: str, ref: tuple[str, int]) -> StatedDay | None:
+    """For questions about when things happened, the days the person's sentence about `what` names."""
+    if run.kind.kind not in ("order", "date_diff"):
+        return None
+    return stated_day(what, _own(ctx, ref), local_day(ctx.dates.get(ref), run.tz))
 
 
 def _stated(run: Run, ctx: Context) -> list[StatedCount]:

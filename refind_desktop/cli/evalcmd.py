@@ -130,16 +130,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
 
 
+def _sample(text: str) -> str:
+    """The --sample value: one of the named samples, or type:NAME."""
+    if text in ("first", "stratified", "abstention") or (text.startswith("type:") and len(text) > 5):
+        return text
+    raise argparse.ArgumentTypeError(f"{text!r}: choose first, stratified, abstention or type:NAME")
+
+
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dataset", choices=("longmemeval", "locomo"), required=True)
     p.add_argument("--data", type=Path, required=True, metavar="FILE", help="benchmark JSON or JSON.gz")
     p.add_argument("--limit", type=int, default=None, metavar="N", help="N questions only (see --sample)")
     p.add_argument(
         "--sample",
-        choices=("first", "stratified", "abstention"),
+        type=_sample,
         default="first",
+        metavar="first|stratified|abstention|type:NAME",
         help="with --limit: the first N, or N round-robin across LongMemEval question types; "
-        "abstention: only LongMemEval's _abs questions (the answer is not in the history)",
+        "abstention: only LongMemEval's _abs questions (the answer is not in the history); "
+        "type:NAME: only LongMemEval questions of that type (e.g. type:temporal-reasoning)",
     )
     p.add_argument(
         "--out",

@@ -112,7 +112,8 @@ def load_units(
     """Stream the eval units of a benchmark file; `limit` caps the number of questions.
 
     `sample="stratified"` (LongMemEval only) takes the `limit` questions round-robin across types;
-    `sample="abstention"` (LongMemEval only) only the `_abs` questions, whose answer is not in the history.
+    `sample="abstention"` (LongMemEval only) only the `_abs` questions, whose answer is not in the history;
+    `sample="type:NAME"` (LongMemEval only) only the questions of that type ("type:temporal-reasoning").
     """
     if dataset not in DATASETS:
         raise ConfigError(f"unknown dataset {dataset!r}; choose one of {', '.join(DATASETS)}")
@@ -133,6 +134,10 @@ def load_units(
             return
         if sample == "abstention" and not (
             isinstance(item, dict) and str(item.get("question_id", "")).endswith("_abs")
+        ):
+            continue
+        if sample.startswith("type:") and not (
+            isinstance(item, dict) and item.get("question_type") == sample[5:]
         ):
             continue
         unit = loader(Path(path), item, n, tz)

@@ -47,6 +47,7 @@ ABLATION_MODES = (
     "no-own-words",
     "no-question-words",
     "refind-v1",
+    "refind-unscaled",
     "refind-dated",
     "refind-since",
     "second-look",
@@ -133,8 +134,9 @@ _engine("bm25", _PLAIN, "plain turn BM25 (the whole question, turn text only): R
 _engine(
     "refind",
     _REFIND,
-    "the engine's defaults: two-level RRF (k=60, session = its 3 best turns), the person's own "
-    "words scored beside the turn text, the question's generic words dropped, ±2 turns of context",
+    "the engine's defaults: two-level RRF (k=60, session = its 3 best turns, its rank scaled onto 60 "
+    "places when more sessions compete), the person's own words scored beside the turn text, the "
+    "question's generic words dropped, ±2 turns of context",
 )
 _engine(
     "no-rrf",
@@ -160,8 +162,13 @@ _engine(
 )
 _engine(
     "refind-v1",
-    _REFIND.with_(session_top=0, own_words=False, question_words=False),
+    _REFIND.with_(session_top=0, own_words=False, question_words=False, session_scale=0),
     "the engine's scoring before the archive work: session sums over the pool, whole question, text only",
+)
+_engine(
+    "refind-unscaled",
+    _REFIND.with_(session_scale=0),
+    "refind with plain session ranks (session_scale 0: the default before the scaled session level)",
 )
 
 

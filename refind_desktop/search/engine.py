@@ -36,6 +36,15 @@ class SearchOptions:
     question_words: bool = True
     """Drop the question's generic words (pronouns, interrogatives, auxiliaries: search/querywords.py)
     from the query, unless nothing would be left."""
+    session_scale: int = 60
+    """When more than `session_scale` sessions are pooled, the second RRF level uses each session's
+    rank scaled onto `session_scale` places (rank × session_scale / pooled sessions: its percentile
+    among the competing sessions); 0 = plain ranks. The default is `rrf_k`: the session level then
+    adds between 1/(2k) and 1/k to a turn however many sessions compete, as in a haystack of k
+    sessions, where nothing changes. In an archive hundreds of sessions talk about the question's
+    topic, and a session's rank among them by its turn sum says less than its best turn's rank:
+    unscaled, a session whose one turn states the fact ranks far down by its sum and loses that
+    turn to the lesser turns of long sessions on the topic."""
 
     @classmethod
     def generic(cls, **kw: object) -> SearchOptions:
@@ -92,14 +101,19 @@ def session_scores(bm25: np.ndarray, inverse: np.ndarray, n_sessions: int, top: 
 
 
 def fuse(
-    scored: list[tuple[float, int, int]], k: int, rrf: bool, limit: int | None = None, session_top: int = 0
+    scored: list[tuple[float, int, int]],
+    k: int,
+    rrf: bool,
+    limit: int | None = None,
+    session_top: int = 0,
+    session_scale: int = 0,
 ) -> list[RankedTurn]:
     """Two-level RRF over (bm25, sord, turn) candidates, best first (at most `limit`).
 
     r1 = rank of the turn by BM25; r2 = rank of its session by the sum of its turns' BM25 (of its
     `session_top` best turns when that is > 0); fused = 1/(k + r1) + 1/(k + r2). Ties break on BM25,
     then session ordinal, then turn. With `rrf` off the order is plain BM25 and `fused` is the BM25
-    score.
+    score. `session_scale` > 0: with more sessions than that, r2 is scaled by session_scale / sessions.
     """
     if not scored:
         return []
@@ -115,6 +129,8 @@ def fuse(
         sums = session_scores(bm25, inverse, len(sessions), session_top)
         r2 = np.empty(len(sessions), dtype=np.float64)
         r2[np.lexsort((sessions, -sums))] = np.arange(1, len(sessions) + 1)
+        if 0 < session_scale < len(sessions):
+            r2 *= session_scale / len(sessions)
         fused = 1.0 / (k + r1) + 1.0 / (k + r2[inverse])
         order = np.lexsort((turn, sord, -bm25, -fused))
     if limit is not None:
@@ -238,7 +254,7 @@ class SearchEngine:
         sords = searcher.fast_field_values("sord", addrs)
         turns = searcher.fast_field_values("turn", addrs)
         scored = [(float(s), int(o), int(t)) for (s, _), o, t in zip(res.hits, sords, turns, strict=True)]
-        return fuse(scored, options.rrf_k, options.rrf, limit, options.session_top)
+        return fuse(scored, options.rrf_k, options.rrf, limit, options.session_top, options.session_scale)
 
     def search(
         self,

@@ -69,3 +69,11 @@ def test_bad_inputs(tmp_path: Path):
         list(load_units("locomo", wrong))
     with pytest.raises(ParseError):
         list(load_units("longmemeval", wrong))
+
+
+def test_a_sample_of_one_question_type():
+    units = list(load_units("longmemeval", EVAL / "longmemeval_tiny.json", sample="type:single-session-user"))
+    assert [u.unit_id for u in units] == ["ssu002_abs", "ssu003"]
+    units = list(load_units("longmemeval", EVAL / "longmemeval_tiny.json", sample="type:knowledge-update"))
+    assert [u.unit_id for u in units] == ["ku001"]
+    assert list(load_units("longmemeval", EVAL / "longmemeval_tiny.json", sample="type:no-such-type")) == []

@@ -1,0 +1,94 @@
+"""The day an event happened as the person's own sentence about it says ("on January 10th", "last week").
+
+A chat's date is when the person wrote, not always when the thing happened: "I recently got a new pair
+of Adidas running shoes on January 10th", written on February 3rd. Ordering events or counting the
+days between them by chat dates alone gets such questions wrong, and two events told in chats of one
+day cannot be ordered at all. For an extracted item, the program finds the sentence of the cited
+turn (the person's own words) that names the item, reads its time words against the chat's day with
+the same resolver the search uses for questions (`search/timewords.py`), and keeps the range they
+name. Sentences about plans ("I'm planning a trip ... in May") tell of no event that happened and
+are skipped; so are turns whose sentence about the item names no time.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from ..search.querywords import FUNCTION_WORDS
+from ..search.timewords import resolve
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_WORD = re.compile(r"[a-z0-9]+")
+_PLAN = re.compile(
+    r"\b(?:plan(?:s|ning)? (?:to|a|an|on|for)|will|going to|gonna|upcoming|tomorrow|"
+    r"next (?:week|weekend|month|year|\w+day)|thinking (?:of|about)|hop(?:e|ing) to|would like to|'ll)\b",
+    re.IGNORECASE,
+)
+_REFERS_BACK = re.compile(
+    r"^(?:(?:i|we|they|she|he)\s+(?:\w+\s+){0,2}(?:it|them|one)\b|(?:it|they|that|this|there)\b)",
+    re.IGNORECASE,
+)
+"""A sentence that goes on about the thing the one before named ("I bought it about three weeks ago")."""
+
+
+@dataclass(frozen=True)
+class StatedDay:
+    """The days a sentence's time words name for an event (first and last day, inclusive)."""
+
+    first: date
+    last: date
+    sentence: str
+
+    @property
+    def exact(self) -> bool:
+        """One day: "on January 10th", "yesterday", "last Friday"."""
+        return self.first == self.last
+
+    @property
+    def middle(self) -> date:
+        """The best single guess for a range ("three weeks ago": the middle of that week)."""
+        return self.first + timedelta(days=(self.last - self.first).days // 2)
+
+
+def _stem(word: str) -> str:
+    for end in ("ies", "es", "s", "ing", "ed"):
+        if word.endswith(end) and len(word) - len(end) >= 3:
+            return word[: -len(end)]
+    return word
+
+
+def _words(text: str) -> set[str]:
+    return {_stem(w) for w in _WORD.findall(text.lower()) if len(w) >= 3 and w not in FUNCTION_WORDS}
+
+
+def stated_day(what: str, text: str, said_on: date | None) -> StatedDay | None:
+    """The days the person's sentence about `what` names, read against the chat's day `said_on`.
+
+    The sentence is the one sharing the most words with `what`, at least half of them; when it names
+    no time, the next sentence when it refers back ("I bought it about three weeks ago"). None when
+    no such sentence names a time, when it tells of a plan, or without the chat's day."""
+    if said_on is None:
+        return None
+    wanted = _words(what)
+    if not wanted:
+        return None
+    sentences = [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
+    overlap = [len(wanted & _words(s)) for s in sentences]
+    best = max(overlap, default=0)
+    if best == 0 or 2 * best < len(wanted):
+        return None
+    for i, n in enumerate(overlap):
+        if n != best:
+            continue
+        follow = sentences[i + 1] if i + 1 < len(sentences) else ""
+        for j, s in enumerate((sentences[i], follow)):
+            if not s or (j == 1 and not _REFERS_BACK.search(s)):
+                continue
+            if _PLAN.search(s):
+                break  # a plan: no event happened on the days it names
+            days = resolve(s, said_on)
+            if days is not None and days[0] <= said_on:
+                return StatedDay(days[0], min(days[1], said_on), s)
+    return None

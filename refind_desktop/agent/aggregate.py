@@ -245,6 +245,18 @@ def event_day(it: Item, tz: tzinfo, exact: bool) -> date | None:
     return local_day(it.when, tz)
 
 
+def _unsure(items: list[Item], tz: tzinfo, exact: bool) -> bool:
+    """True when an item dated only by its chat shares that chat's day with another item: the
+    chat's day is when it was told, and beside a day the other's sentence names ("a month ago")
+    it says nothing about which came first (between items dated by their chats alone, the chats'
+    order is the events' order, as before)."""
+    told = [it.stated is not None and (it.stated.exact or not exact) for it in items]
+    if all(told) or not any(told):
+        return False
+    days = [local_day(it.when, tz) for it in items]
+    return any(not told[i] and days.count(days[i]) > 1 for i in range(len(items)))
+
+
 def months_between(a: date, b: date) -> int:
     """Whole calendar months from `a` to `b` (a <= b): 2023-01-31 → 2023-02-28 is 0, → 2023-03-01 is 1."""
     months = (b.year - a.year) * 12 + (b.month - a.month)
@@ -345,7 +357,7 @@ def compute(kind: QuestionKind, question: str, items: list[Item], now: datetime,
     if not dated:
         return None
     dated.sort(key=lambda x: (x[0], x[1].ref))
-    one_day = len({d for d, _ in dated}) < 2
+    one_day = len({d for d, _ in dated}) < 2 or _unsure(items, tz, exact=kind.kind == "date_diff")
     if kind.kind == "order":
         if one_day:
             return None  # on one day the dates cannot tell which came first

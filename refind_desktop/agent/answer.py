@@ -7,6 +7,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 
 from ..errors import ConfigError, ContextOverflowError
 from ..index.said import own_words
@@ -30,6 +31,7 @@ from .aggregate import (
 )
 from .context import Context, build_context, stem
 from .eventdays import StatedDay, stated_day
+from .eventpairs import find_events
 from .events import AnswerEvent, AnswerTokenEvent, Note
 from .keywords import content_words
 from .run import Run
@@ -126,8 +128,37 @@ def answer(run: Run, budget: int, max_tokens: int, style: str = "plain") -> Answ
             budget //= 2
 
 
+def _paired(run: Run) -> Answer | None:
+    """ "Which came first, X or Y" / "how many days between X and Y": the program finds X and Y in
+    the person's own words of every noted turn (agent/eventpairs.py) and computes; None when it
+    cannot tell (then the model extracts the items)."""
+    turns: dict[tuple[str, int], tuple[str, datetime | None]] = {}
+    for note in run.notes:
+        for view in note.block.turns:
+            ref = (view.session_id, view.turn)
+            turns.setdefault(
+                ref, (_theirs(view.text, view.speaker), view.timestamp or note.block.session_date)
+            )
+    found = find_events(
+        run.question, [(ref, text, local_day(when, run.tz)) for ref, (text, when) in turns.items()]
+    )
+    if found is None:
+        return None
+    items = [
+        Item(e.phrase, None, e.ref, run.tags.tag(*e.ref), turns[e.ref][1], stated=e.stated) for e in found
+    ]
+    sentence = compute(run.kind, run.question, items, run.now, run.tz)
+    if sentence is None:
+        return None
+    return _deliver(run, sentence, [it.ref for it in items], computed=True)
+
+
 def _computed(run: Run, ctx: Context) -> Answer | None:
     """Extract items under a schema and let the program compute; None when that did not work."""
+    if run.kind.kind in ("order", "date_diff") and not run.kind.since_now:
+        paired = _paired(run)
+        if paired is not None:
+            return paired
     instruction = INSTRUCTIONS[run.kind.kind]
     text = prompts.extract_prompt(run.head, ctx.text, instruction)
     data = run.ask("extract", text, items_schema(ctx.labels), EXTRACT_TOKENS, usage_stage="answer")
@@ -227,7 +258,11 @@ def _stated(run: Run, ctx: Context) -> list[StatedCount]:
 
 def _own(ctx: Context, ref: tuple[str, int]) -> str:
     """The person's own words of a context turn (a bare user message is all theirs)."""
-    text, speaker = ctx.texts.get(ref, ""), ctx.speakers.get(ref, "")
+    return _theirs(ctx.texts.get(ref, ""), ctx.speakers.get(ref, ""))
+
+
+def _theirs(text: str, speaker: str) -> str:
+    """The person's own words of a turn (a bare user message is all theirs)."""
     return own_words(text, speaker) or (text if speaker == "user" else "")
 
 

@@ -280,14 +280,35 @@ def test_date_difference_uses_session_dates_not_the_model(svc):
             },
         )
     )
+    # "my Paris umbrella purchase" shares one word of three with any sentence of the notes: the
+    # program cannot tell which sentence tells of it, so the model lists the events
     result = Agent(svc.engine, backend, options=svc.search_options(top_k=1), config=small(max_rounds=2)).run(
-        "How many days passed between buying the umbrella at the Louvre and buying my bike?", NOW
+        "How many days passed between my Paris umbrella purchase and the day I got my Trek?", NOW
     )
     # s:paris is 2024-01-10, s:bike 2024-02-20: 41 days, whatever the model would have said
     assert result.answer.startswith(
         "41 days: from umbrella on 2024-01-10 [S1 T1] to new bike on 2024-02-20 [S2 T0]"
     )
     assert set(result.citations) == {("s:paris", 1), ("s:bike", 0)}
+    assert "extract" in [stage_of(c.schema) for c in backend.calls]
+
+
+def test_the_events_a_question_names_are_found_by_the_program_without_a_model_call(svc):
+    backend = ScriptedBackend(
+        by_stage(
+            relevance={"relevant": [1]}, query={"keywords": ["bike"], "date_from": None, "date_to": None}
+        )
+    )
+    result = Agent(svc.engine, backend, options=svc.search_options(top_k=1), config=small(max_rounds=2)).run(
+        "How many days passed between buying the umbrella at the Louvre and buying my bike?", NOW
+    )
+    assert result.answer == (
+        "41 days: from buying the umbrella at the Louvre on 2024-01-10 [S1 T1] to buying your bike on "
+        "2024-02-20 [S2 T0]."
+    )
+    assert set(result.citations) == {("s:paris", 1), ("s:bike", 0)}
+    # no extraction and no answer call: the scripted back end has no reply for them and would fail
+    assert {stage_of(c.schema) for c in backend.calls} <= {"relevance", "query"}
 
 
 def test_nothing_found_abstains_without_a_model_answer(svc):

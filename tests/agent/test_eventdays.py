@@ -89,11 +89,16 @@ def test_days_between_count_from_the_days_the_sentences_name_not_the_chat_dates(
     assert text == (
         "22 days: from Adidas running shoes on 2023-01-10 [S1 T0] to shoelace on 2023-02-01 [S2 T0]."
     )
-    # a range ("last week") orders events but is not counted from: the chat's day is used instead
+    # a range ("last week") orders events but is not counted from: the chat's day stands in for it,
+    # which beside a named day of the same chat says nothing: no answer (the model's sentence answers)
     items[1] = _item("shoelace", 2, SAID, stated_day("Converse shoelace broke", TURN, SAID))
-    text = compute(QuestionKind("date_diff", "days"), "How many days had passed ...?", items, NOW, UTC)
+    days = QuestionKind("date_diff", "days")
+    assert compute(days, "How many days had passed ...?", items, NOW, UTC) is None
+    # told in a later chat, the chat's day is the event's, as for events dated by their chats alone
+    items[1] = _item("shoelace", 2, date(2023, 2, 20))
+    text = compute(days, "How many days had passed ...?", items, NOW, UTC)
     assert text.startswith(
-        "24 days: from Adidas running shoes on 2023-01-10 [S1 T0] to shoelace on 2023-02-03"
+        "41 days: from Adidas running shoes on 2023-01-10 [S1 T0] to shoelace on 2023-02-20"
     )
 
 

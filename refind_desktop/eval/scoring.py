@@ -73,10 +73,22 @@ def normalize(text: str) -> str:
     return " ".join(_NUMBERS.get(w, w) for w in words)
 
 
+_ALSO = re.compile(r"^(?P<first>.+?)\.\s+(?P<second>.+?)\s*(?:\([^)]*\)\s*)?is also acceptable\.?\s*$", re.I)
+"""LongMemEval's gold answers that name two right answers: "14 days. 15 days (including the last day) is
+also acceptable." (its own judge prompt accepts either)."""
+
+
+def gold_answers(gold: str) -> list[str]:
+    """The right answers a gold text names: both of "A. B (...) is also acceptable.", else the text."""
+    m = _ALSO.match(str(gold).strip())
+    return [m.group("first"), m.group("second")] if m else [str(gold)]
+
+
 def contains(pred: str, gold: str) -> bool:
-    """The normalized gold answer appears, on word boundaries, inside the normalized prediction."""
-    g = normalize(gold)
-    return bool(g) and f" {g} " in f" {normalize(pred)} "
+    """A normalized gold answer appears, on word boundaries, inside the normalized prediction (either
+    one of a gold that names two: `gold_answers`)."""
+    p = f" {normalize(pred)} "
+    return any(bool(g) and f" {g} " in p for g in map(normalize, gold_answers(gold)))
 
 
 def token_f1(pred: str, gold: str) -> float:

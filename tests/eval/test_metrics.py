@@ -19,6 +19,7 @@ from refind_desktop.eval.scoring import (
     abstains,
     contains,
     deterministic,
+    gold_answers,
     judge_messages,
     locomo_score,
     parse_verdict,
@@ -108,3 +109,12 @@ def test_locomo_category_rules():
     assert locomo_score("psychology", "support group, psychology", 1) == 0.5
     assert locomo_score("sunrise", "a sunrise; sunset", 3) == 1.0
     assert locomo_score("7 May 2023", "7 May 2023", 2) == 1.0
+
+
+def test_a_gold_naming_two_right_answers_accepts_either():
+    gold = "14 days. 15 days (including the last day) is also acceptable."
+    assert gold_answers(gold) == ["14 days", "15 days"]
+    assert contains("14 days: from the shoes on 2023-01-10 to the laces on 2023-01-24.", gold)
+    assert contains("It was 15 days.", gold)
+    assert not contains("10 days", gold) and not contains("114 days", gold)
+    assert gold_answers("Page Turners") == ["Page Turners"]

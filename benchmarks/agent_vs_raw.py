@@ -31,11 +31,7 @@ from pathlib import Path
 def trim_cache(raw, keep: int) -> None:
     """Drop raw's cached tokens after the first `keep` (what `Llama.generate` does on a new prompt)."""
     raw.n_tokens = keep
-    ctx = raw._ctx
-    if hasattr(ctx, "memory_seq_rm"):
-        ctx.memory_seq_rm(-1, keep, -1)
-    else:
-        ctx.kv_cache_seq_rm(-1, keep, -1)
+    raw._ctx.kv_cache_seq_rm(-1, keep, -1)
 
 
 def replay(raw, greedy, tokens: list[int], prompt_len: int) -> dict:
@@ -145,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
 
     settings = load_settings()
     backend = make_model(settings, "llama", args.model)
-    llm = backend.load()
+    backend.load()  # the agent's first call is not timed with the model's load
     raw = llama_cpp.Llama(
         model_path=str(backend.model_path),
         n_ctx=backend.n_ctx,
@@ -168,14 +164,16 @@ def main(argv: list[str] | None = None) -> int:
                     QuestionServices(svc, q, False), replaying, runner, args.mode, args.dataset, q
                 )
                 rec["calls"] = replaying.calls[first:]
+                stages = [c.get("stage", "?") for c in (rec.get("usage") or {}).get("per_call") or []]
+                for i, c in enumerate(rec["calls"]):  # the eval record lists the same calls in order
+                    c["stage"] = stages[i] if i < len(stages) else "?"
                 records.append(rec)
                 print(f"[{len(records)}] {q.qid} {totals(rec['calls'])}", file=sys.stderr, flush=True)
     wall = time.perf_counter() - t0
     by_stage: dict[str, list[dict]] = defaultdict(list)
     for rec in records:
-        for i, c in enumerate(rec["calls"]):
-            stages = [s.get("stage", "?") for s in (rec.get("usage") or {}).get("per_call") or []]
-            by_stage[stages[i] if i < len(stages) else "?"].append(c)
+        for c in rec["calls"]:
+            by_stage[c["stage"]].append(c)
     report = {
         "model": backend.model_path.name,
         "settings": backend.tuning | {"n_threads": backend.n_threads, "n_ctx": backend.n_ctx},
@@ -208,7 +206,6 @@ def main(argv: list[str] | None = None) -> int:
             f"{t['ratio']} |"
         )
     print(f"\nload average before {load[0]:.2f}, after {report['loadavg_after'][0]:.2f}")
-    del llm
     return 0
 
 

@@ -237,11 +237,16 @@ def local_day(when: datetime | None, tz: tzinfo) -> date | None:
     return when.astimezone(tz).date()
 
 
+def _named(it: Item, exact: bool) -> bool:
+    """Whether its sentence names the day it happened (with `exact`: one day, not a range)."""
+    return it.stated is not None and (it.stated.exact or not exact)
+
+
 def event_day(it: Item, tz: tzinfo, exact: bool) -> date | None:
     """The day `it` happened: the day its sentence names (with `exact`, only when that is one day;
     else the middle of the range it names), or the day of its chat."""
-    if it.stated is not None and (it.stated.exact or not exact):
-        return it.stated.middle
+    if _named(it, exact):
+        return it.stated.middle  # type: ignore[union-attr]
     return local_day(it.when, tz)
 
 
@@ -250,7 +255,7 @@ def _unsure(items: list[Item], tz: tzinfo, exact: bool) -> bool:
     chat's day is when it was told, and beside a day the other's sentence names ("a month ago")
     it says nothing about which came first (between items dated by their chats alone, the chats'
     order is the events' order, as before)."""
-    told = [it.stated is not None and (it.stated.exact or not exact) for it in items]
+    told = [_named(it, exact) for it in items]
     if all(told) or not any(told):
         return False
     days = [local_day(it.when, tz) for it in items]

@@ -56,6 +56,9 @@ class Settings:
     """ReFind answer: "plain" (tag-free excerpts, one streamed sentence; the program cites the turns
     holding its words), "short" (a few words and a tag under a schema), "sentence" (tagged excerpts,
     the model cites)."""
+    premise_check: bool = True
+    """Before answering, ask the model whether the notes mention each thing the question names that the
+    person's own words in them never write; a "no" answers "not in your history" (agent/premise.py)."""
     embed_model: str = ""
     """Sentence-transformers model for Raw-RAG/hybrid: a local folder or cached name (empty = the packaged
     all-MiniLM-L6-v2). Nothing is fetched from a model hub. Changing it needs `refind embed --rebuild`."""

@@ -12,7 +12,7 @@ from datetime import datetime
 from ..errors import ConfigError, ContextOverflowError
 from ..index.said import own_words
 from ..llm.base import Completion
-from . import prompts
+from . import premise, prompts
 from .aggregate import (
     INSTRUCTIONS,
     Item,
@@ -34,6 +34,7 @@ from .eventdays import StatedDay, stated_day
 from .eventpairs import find_events
 from .events import AnswerEvent, AnswerTokenEvent, Note
 from .keywords import content_words
+from .render import neutralise
 from .run import Run
 
 STYLES = ("plain", "short", "sentence")
@@ -62,22 +63,29 @@ def token_counter(backend: object) -> Callable[[str], int]:
     return lambda text: len(text) // 4 + 1
 
 
-def abstain(run: Run) -> Answer:
+def abstain(run: Run, text: str = prompts.NO_HISTORY_ANSWER) -> Answer:
     """The "not in your history" answer, without a model call."""
-    run.emit(AnswerTokenEvent(prompts.NO_HISTORY_ANSWER))
-    run.emit(AnswerEvent(prompts.NO_HISTORY_ANSWER, [], abstained=True))
-    return Answer(prompts.NO_HISTORY_ANSWER, [], abstained=True)
+    run.emit(AnswerTokenEvent(text))
+    run.emit(AnswerEvent(text, [], abstained=True))
+    return Answer(text, [], abstained=True)
 
 
-def answer(run: Run, budget: int, max_tokens: int, style: str = "plain") -> Answer:
+def answer(
+    run: Run, budget: int, max_tokens: int, style: str = "plain", premise_check: bool = True
+) -> Answer:
     """Stage 2 for `run` (see the module docstring); `budget` is the context size in tokens. `style`
     "plain": one streamed sentence over tag-free excerpts, cited by the program; "short": the model
     fills a schema with a few-word answer and the tag of the turn that says it (a small model otherwise
-    copies note lines); "sentence": one streamed sentence with tags."""
+    copies note lines); "sentence": one streamed sentence with tags. `premise_check`: first ask
+    whether the notes mention the things the question names (agent/premise.py)."""
     if style not in STYLES:
         raise ConfigError(f"unknown answer style {style!r}; choose one of {', '.join(STYLES)}")
     if not run.notes:
         return abstain(run)
+    if premise_check:
+        missing = premise.check(run).missing
+        if missing:
+            return abstain(run, prompts.no_such_thing(neutralise(missing, 80, one_line=True)))
     count = token_counter(run.backend)
     words = content_words(run.question)
     newest = run.kind.kind == "latest"

@@ -47,6 +47,9 @@ class AgentConfig:
     answer_style: str = "plain"
     """short: a few words and a tag under a schema (the program writes the sentence); sentence: one
     streamed sentence with tags (agent/answer.py)."""
+    premise_check: bool = True
+    """Before answering, ask whether the notes mention the things the question names (agent/premise.py);
+    a "no" answers "not in your history"."""
     fallback_notes: int = 3
     """When the controller saved nothing, keep this many top results of the first search as notes."""
     judge: str = "auto"
@@ -138,7 +141,13 @@ class Agent:
         now = run.now
         t0 = time.perf_counter()
         self._loop(run)
-        out = answer(run, self._budget(), self.config.answer_max_tokens, self.config.answer_style)
+        out = answer(
+            run,
+            self._budget(),
+            self.config.answer_max_tokens,
+            self.config.answer_style,
+            self.config.premise_check,
+        )
         total = time.perf_counter() - t0
         return AgentResult(
             question=question,

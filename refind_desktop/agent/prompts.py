@@ -28,6 +28,30 @@ sessions returned before are excluded), take_note (save results of the last sear
 NO_HISTORY_ANSWER = "That is not in your history: I found nothing about it in your chats."
 
 
+PREMISE_SCHEMA = {
+    "type": "object",
+    "properties": {"mentioned": {"type": "string", "enum": ["yes", "no"]}},
+    "required": ["mentioned"],
+    "additionalProperties": False,
+}
+
+
+def premise_prompt(shown: list[str], thing: str) -> str:
+    """The premise check's yes/no: do these sentences (neutralised) mention `thing` itself?"""
+    body = "\n".join(f"- {s}" for s in shown)
+    return (
+        f"Sentences from the person's chats:\n<<<DATA\n{body}\nDATA>>>\n\n"
+        f'Do these sentences talk about "{thing}" (the same thing, perhaps in other words)? '
+        "A different thing of the same kind is a no.\n"
+        'Reply as JSON: {"mentioned": "yes"} or {"mentioned": "no"}.'
+    )
+
+
+def no_such_thing(thing: str) -> str:
+    """The answer when the premise check finds the question's `thing` nowhere in the notes."""
+    return f'That is not in your history: nothing I found in your chats mentions "{thing}".'
+
+
 def header(question: str, now: datetime) -> str:
     """The stable start of every user message of a run (shared prefix: cache friendly)."""
     return f"Today: {day_label(now)}\nQuestion: {neutralise(question, 600, one_line=True)}\n\n"

@@ -142,6 +142,8 @@ def stage_of(schema: dict | None) -> str:
     props = set(schema.get("properties", {}))
     if "relevant" in props:
         return "relevance"
+    if "mentioned" in props:
+        return "premise"
     if "items" in props:
         return "extract"
     if "answer" in props and "tag" in props:

@@ -40,6 +40,8 @@ def responder(gate: threading.Event | None = None, answer: str = ANSWER) -> Call
             }
         if stage == "judge":
             return {"answer": "yes" if "TP1351" in messages[-1].content else "no"}
+        if stage == "premise":
+            return {"mentioned": "yes"}
         if stage == "next":
             return {"action": "finish_search", "keywords": [], "date_from": None, "date_to": None}
         return answer

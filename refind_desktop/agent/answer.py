@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from ..errors import ConfigError, ContextOverflowError
-from ..index.said import own_words
+from ..index.said import person_words
 from ..llm.base import Completion
 from . import premise, prompts
 from .aggregate import (
@@ -83,7 +83,7 @@ def answer(
     if not run.notes:
         return abstain(run)
     if premise_check:
-        missing = premise.check(run).missing
+        missing = premise.check(run)
         if missing:
             return abstain(run, prompts.no_such_thing(neutralise(missing, 80, one_line=True)))
     count = token_counter(run.backend)
@@ -145,7 +145,7 @@ def _paired(run: Run) -> Answer | None:
         for view in note.block.turns:
             ref = (view.session_id, view.turn)
             turns.setdefault(
-                ref, (_theirs(view.text, view.speaker), view.timestamp or note.block.session_date)
+                ref, (person_words(view.text, view.speaker), view.timestamp or note.block.session_date)
             )
     found = find_events(
         run.question, [(ref, text, local_day(when, run.tz)) for ref, (text, when) in turns.items()]
@@ -266,12 +266,7 @@ def _stated(run: Run, ctx: Context) -> list[StatedCount]:
 
 def _own(ctx: Context, ref: tuple[str, int]) -> str:
     """The person's own words of a context turn (a bare user message is all theirs)."""
-    return _theirs(ctx.texts.get(ref, ""), ctx.speakers.get(ref, ""))
-
-
-def _theirs(text: str, speaker: str) -> str:
-    """The person's own words of a turn (a bare user message is all theirs)."""
-    return own_words(text, speaker) or (text if speaker == "user" else "")
+    return person_words(ctx.texts.get(ref, ""), ctx.speakers.get(ref, ""))
 
 
 def _short(run: Run, ctx: Context, newest: bool) -> Answer:

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import calendar
 import re
-from dataclasses import dataclass
 
-from ..index.said import own_words
+from ..index.said import person_words
 from . import prompts
+from .context import stem as prefix_stem
 from .eventdays import sentences
 from .keywords import STOP_WORDS, content_words
 from .render import neutralise
@@ -74,29 +74,21 @@ SENTENCES_SHOWN = 3
 SENTENCE_CHARS = 300
 
 
-@dataclass(frozen=True)
-class Premise:
-    """The check's outcome: `missing` is the thing the model said the history never mentions."""
-
-    missing: str | None
-    checked: tuple[str, ...] = ()
-
-
 def stem(word: str) -> str:
     """The crude stem every check here uses: a plural's -s dropped, then the first max(4, n-2) letters
     ("hamsters" and "hamster" -> "hamst")."""
     word = word.lower()
     if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
         word = word[:-1]
-    return word[: max(4, len(word) - 2)]
+    return prefix_stem(word)
+
+
+def _tokens(text: str) -> list[str]:
+    return [stem(t) for t in _TOKEN.findall(text.lower())]
 
 
 def _stems(text: str) -> set[str]:
-    return {stem(w) for w in _TOKEN.findall(text.lower())}
-
-
-def _tokens(word: str) -> list[str]:
-    return [stem(t) for t in _TOKEN.findall(word.lower())]
+    return set(_tokens(text))
 
 
 def _skipped(word: str) -> bool:
@@ -200,30 +192,27 @@ def evidence_texts(run: Run) -> list[str]:
             if ref in seen:
                 continue
             seen.add(ref)
-            text = view.text if replies else own_words(view.text, view.speaker)
-            if not replies and not text and view.speaker == "user":
-                text = view.text
+            text = view.text if replies else person_words(view.text, view.speaker)
             if text:
                 texts.append(text)
     return texts
 
 
-def check(run: Run) -> Premise:
-    """Ask the model about each unwritten thing (at most `MAX_CHECKS`); the first "no" is `missing`."""
+def check(run: Run) -> str | None:
+    """Ask the model about each unwritten thing (at most `MAX_CHECKS`); the first one it says the
+    notes never mention, or None."""
     if request(run.question):
-        return Premise(None)
+        return None
     texts = evidence_texts(run)
     if not texts:
-        return Premise(None)
-    checked: list[str] = []
+        return None
     for phrase in unwritten(run.question, texts)[:MAX_CHECKS]:
-        checked.append(phrase)
         found = closest(run.question, phrase, texts)
         shown = [neutralise(s, SENTENCE_CHARS, one_line=True) for s in found]
         if not shown:
-            return Premise(phrase, tuple(checked))
+            return phrase
         text = prompts.premise_prompt(shown, neutralise(phrase, 80, one_line=True))
         data = run.ask("premise", text, prompts.PREMISE_SCHEMA, 8, usage_stage="answer")
         if (data or {}).get("mentioned") == "no":
-            return Premise(phrase, tuple(checked))
-    return Premise(None, tuple(checked))
+            return phrase
+    return None

@@ -22,3 +22,8 @@ def own_words(text: str, speaker: str) -> str:
     if speaker == "assistant" or not text.startswith(USER_LABEL):
         return ""
     return text[len(USER_LABEL) :].split(REPLY_SEPARATOR, 1)[0]
+
+
+def person_words(text: str, speaker: str) -> str:
+    """`own_words`, or the whole text of a bare user message (a turn with no role labels in it)."""
+    return own_words(text, speaker) or (text if speaker == "user" else "")

@@ -8,6 +8,10 @@ sessions, the noted sessions, the searches and the model calls. Example:
 
     python benchmarks/agent_notes.py --data ../shared/benchmarks/longmemeval_s_dev.json.gz \\
         --setting archive --limit 24 --sample stratified --mode refind --out /tmp/notes
+
+`--mode hybrid` needs the archive's windows embedded (they are, under the same --out, after
+`refind eval retrieval --setting archive --mode hybrid --out` that folder); unembedded sessions rank
+by BM25 only.
 """
 
 from __future__ import annotations
@@ -20,12 +24,18 @@ from pathlib import Path
 
 
 def stage_one(view, backend, mode: str, question: str, now, overrides: dict | None = None) -> dict:
-    """The controller's notes for one question (what `Agent.run` does before the answer stage)."""
+    """The controller's notes for one question (what `Agent.run` does before the answer stage);
+    mode "hybrid" is the ReFind agent over the four-way RRF engine, as `refind ask --mode hybrid`."""
     from refind_desktop.agent import Agent
     from refind_desktop.modes import agent_config
 
+    engine = view.engine
+    if mode == "hybrid":
+        from refind_desktop.rag.rawrag import hybrid_engine
+
+        engine, mode = hybrid_engine(view), "refind"  # bounded like view.engine
     agent = Agent(
-        view.engine, backend, mode=mode, options=view.search_options(), config=agent_config(view.settings)
+        engine, backend, mode=mode, options=view.search_options(), config=agent_config(view.settings)
     )
     for key, value in (overrides or {}).items():  # controller fields, e.g. first_k=10
         kind = type(getattr(agent.controller, key))
@@ -48,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--setting", default="archive", choices=("archive",))
     ap.add_argument("--limit", type=int, default=24)
     ap.add_argument("--sample", default="stratified")
-    ap.add_argument("--mode", default="refind", choices=("refind", "one-search", "generic"))
+    ap.add_argument("--mode", default="refind", choices=("refind", "one-search", "generic", "hybrid"))
     ap.add_argument("--backend", default="llama")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--tag", default="")

@@ -34,7 +34,6 @@ from .eventdays import StatedDay, stated_day
 from .eventpairs import find_events
 from .events import AnswerEvent, AnswerTokenEvent, Note
 from .keywords import content_words
-from .render import neutralise
 from .run import Run
 
 STYLES = ("plain", "short", "sentence")
@@ -85,7 +84,7 @@ def answer(
     if premise_check:
         missing = premise.check(run)
         if missing:
-            return abstain(run, prompts.no_such_thing(neutralise(missing, 80, one_line=True)))
+            return abstain(run, missing)
     count = token_counter(run.backend)
     words = content_words(run.question)
     newest = run.kind.kind == "latest"

@@ -24,7 +24,7 @@ import calendar
 import re
 
 from ..index.said import person_words
-from . import prompts
+from . import ages, prompts
 from .context import stem as prefix_stem
 from .eventdays import sentences
 from .keywords import STOP_WORDS, content_words
@@ -199,20 +199,24 @@ def evidence_texts(run: Run) -> list[str]:
 
 
 def check(run: Run) -> str | None:
-    """Ask the model about each unwritten thing (at most `MAX_CHECKS`); the first one it says the
-    notes never mention, or None."""
+    """The "not in your history" answer when the question rests on something the notes never say, or
+    None: an age no sentence states (agent/ages.py, no model call), else the first unwritten thing the
+    model says the notes never mention (at most `MAX_CHECKS` calls)."""
     if request(run.question):
         return None
     texts = evidence_texts(run)
     if not texts:
         return None
+    who = ages.unstated(run.question, texts)
+    if who is not None:
+        return prompts.no_age(neutralise(who, 80, one_line=True))
     for phrase in unwritten(run.question, texts)[:MAX_CHECKS]:
         found = closest(run.question, phrase, texts)
         shown = [neutralise(s, SENTENCE_CHARS, one_line=True) for s in found]
-        if not shown:
-            return phrase
-        text = prompts.premise_prompt(shown, neutralise(phrase, 80, one_line=True))
-        data = run.ask("premise", text, prompts.PREMISE_SCHEMA, 8, usage_stage="answer")
-        if (data or {}).get("mentioned") == "no":
-            return phrase
+        if shown:
+            text = prompts.premise_prompt(shown, neutralise(phrase, 80, one_line=True))
+            data = run.ask("premise", text, prompts.PREMISE_SCHEMA, 8, usage_stage="answer")
+            if (data or {}).get("mentioned") != "no":
+                continue
+        return prompts.no_such_thing(neutralise(phrase, 80, one_line=True))
     return None

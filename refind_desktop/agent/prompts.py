@@ -52,6 +52,12 @@ def no_such_thing(thing: str) -> str:
     return f'That is not in your history: nothing I found in your chats mentions "{thing}".'
 
 
+def no_age(who: str) -> str:
+    """The answer when the age check finds no age stated for `who` (agent/ages.py)."""
+    whose = "how old you are" if who == "I" else f"how old {who} is"
+    return f"That is not in your history: nothing I found in your chats says {whose}."
+
+
 def header(question: str, now: datetime) -> str:
     """The stable start of every user message of a run (shared prefix: cache friendly)."""
     return f"Today: {day_label(now)}\nQuestion: {neutralise(question, 600, one_line=True)}\n\n"

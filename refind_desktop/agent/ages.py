@@ -32,7 +32,9 @@ AGE = re.compile(
     re.IGNORECASE,
 )
 """An age in a sentence: "30 years old", "a 5-year-old", "aged 12", "turned 40", "born in 1990", "her
-21st birthday", "in her thirties", "she's 30" (a number of miles, minutes, dollars... is not one)."""
+21st birthday", "in her thirties", "she's 30" (a number of miles, minutes, dollars... is not one). It
+leans towards letting the answer go on: any number of years or months counts ("for 5 years"), and so
+does a bare "birthday"; a wrong "not in your history" costs the person an answer the notes hold."""
 _ASKED = re.compile(
     r"(?i:\bhow\s+old\s+(?:is|was|will|would|am|are|were)\s+(?:my\s+|our\s+)?"
     r"(?:(?:friend|brother|sister|son|daughter|mother|father|mom|dad|partner|wife|husband|cousin|niece|"

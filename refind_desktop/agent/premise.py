@@ -10,7 +10,8 @@ narrow yes/no question over the three sentences the rest of the question would a
 talk about that very thing, perhaps in other words? A "no" ends the run with "not in your history".
 A "yes" (Maui for Hawaii, Thai food for cuisines) lets the answer go on. A request for a suggestion
 ("Any tips?") is left alone: it claims nothing about the past. Questions about the assistant's replies
-read the replies too.
+read the replies too. Before any of that, a question about someone's age needs a sentence that
+states it (agent/ages.py): what is missing there is a fact about a written thing, not the thing.
 
 Measured with the 1.5B model before this module was written, over each dev question's answer
 sessions: asked about every phrase at once, the model listed them all; asked one phrase at a time,

@@ -85,7 +85,9 @@ def ask(question, sessions=SESSIONS, **config):
 def test_an_age_nobody_stated_is_not_in_the_history_and_costs_no_model_call():
     result, backend = ask("How old will Rachel be when I get married?")
     assert result.abstained and result.citations == []
-    assert result.answer == "That is not in your history: nothing I found in your chats says how old Rachel is."
+    assert (
+        result.answer == "That is not in your history: nothing I found in your chats says how old Rachel is."
+    )
     stages = [stage_of(c.schema) for c in backend.calls]
     assert "premise" not in stages and not any(c.streamed for c in backend.calls)
 

@@ -24,8 +24,8 @@ _NUMBER = (
 _DECADE = r"(?:teens|twenties|thirties|forties|fifties|sixties|seventies|eighties|nineties|\d0s|\d0's)"
 AGE = re.compile(
     rf"\b{_NUMBER}[- ](?:years?|yrs?|months?)(?:[- ]old|\b)|\b(?:age|aged|ages)\s+(?:of\s+)?{_NUMBER}\b"
-    rf"|\bturn(?:s|ed|ing)?\s+{_NUMBER}\b|\bborn\b|\b{_NUMBER}(?:st|nd|rd|th)?\s+birthday\b"
-    rf"|\bbirthday\b|\bin\s+(?:my|his|her|their|our|your)\s+(?:early\s+|mid\s+|mid-|late\s+)?{_DECADE}"
+    rf"|\bturn(?:s|ed|ing)?\s+{_NUMBER}\b|\bborn\b|\bbirthday\b"
+    rf"|\bin\s+(?:my|his|her|their|our|your)\s+(?:early\s+|mid\s+|mid-|late\s+)?{_DECADE}"
     rf"|\b(?:is|was|am|are|were|'s|'m|’s|’m)\s+(?:now\s+|just\s+|only\s+|almost\s+|nearly\s+|about\s+|"
     rf"around\s+|turning\s+)?{_NUMBER}\b(?!\s*(?:%|percent|miles?|km|kilometers?|minutes?|hours?|days?|"
     rf"weeks?|times?|pounds?|lbs?|kg|dollars?|euros?|feet|ft|inches|cm|am|pm|a\.m\.|p\.m\.))",
@@ -54,7 +54,7 @@ def asked_about(question: str) -> str | None:
     who = m.group("who")
     if who.lower() in _NOT_A_NAME:
         return None
-    return "I" if who.lower() == "i" else who
+    return who
 
 
 def _names(sentence: str, who: str) -> bool:

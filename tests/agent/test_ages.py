@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from helpers.agent import by_stage, day, session, stage_of
+from helpers.agent import ask_once, day, session, stage_of
 
-from refind_desktop.agent import Agent, AgentConfig
 from refind_desktop.agent.ages import AGE, asked_about, unstated
-from refind_desktop.llm.scripted import ScriptedBackend
-from refind_desktop.services import build_services
 
 NOW = day(3, 15)
 
@@ -66,20 +63,15 @@ SESSIONS = [
 
 
 def ask(question, sessions=SESSIONS, **config):
-    svc = build_services()
-    try:
-        svc.ingestor.apply_sessions(sessions, "age-tests", "generic")
-        backend = ScriptedBackend(
-            by_stage(
-                relevance=lambda text: {"relevant": [1, 2]},
-                query={"keywords": ["Rachel", "old"], "date_from": None, "date_to": None},
-                answer="Rachel will be 30 years old.",
-            )
-        )
-        agent = Agent(svc.engine, backend, config=AgentConfig(controller="small", max_rounds=1, **config))
-        return agent.run(question, NOW), backend
-    finally:
-        svc.close()
+    return ask_once(
+        sessions,
+        question,
+        NOW,
+        config,
+        relevance=lambda text: {"relevant": [1, 2]},
+        query={"keywords": ["Rachel", "old"], "date_from": None, "date_to": None},
+        answer="Rachel will be 30 years old.",
+    )
 
 
 def test_an_age_nobody_stated_is_not_in_the_history_and_costs_no_model_call():

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from helpers.agent import by_stage, day, session, stage_of
+from helpers.agent import ask_once, day, session, stage_of
 
-from refind_desktop.agent import Agent, AgentConfig
 from refind_desktop.agent.premise import about_replies, closest, phrases, request, unwritten
-from refind_desktop.llm.scripted import ScriptedBackend
-from refind_desktop.services import build_services
 
 NOW = day(3, 15)
 PETS = [
@@ -82,21 +79,16 @@ def test_questions_about_the_replies_are_told_apart():
 
 
 def ask(question, premise_reply, **config):
-    svc = build_services()
-    try:
-        svc.ingestor.apply_sessions(PETS, "premise-tests", "generic")
-        backend = ScriptedBackend(
-            by_stage(
-                relevance=lambda text: {"relevant": [1]},
-                query={"keywords": ["name"], "date_from": None, "date_to": None},
-                premise=premise_reply,
-                answer="Luna",
-            )
-        )
-        agent = Agent(svc.engine, backend, config=AgentConfig(controller="small", max_rounds=1, **config))
-        return agent.run(question, NOW), backend
-    finally:
-        svc.close()
+    return ask_once(
+        PETS,
+        question,
+        NOW,
+        config,
+        relevance=lambda text: {"relevant": [1]},
+        query={"keywords": ["name"], "date_from": None, "date_to": None},
+        premise=premise_reply,
+        answer="Luna",
+    )
 
 
 def test_a_thing_the_model_says_the_notes_never_mention_is_not_in_the_history():

@@ -57,8 +57,9 @@ class Settings:
     holding its words), "short" (a few words and a tag under a schema), "sentence" (tagged excerpts,
     the model cites)."""
     premise_check: bool = True
-    """Before answering, ask the model whether the notes mention each thing the question names that the
-    person's own words in them never write; a "no" answers "not in your history" (agent/premise.py)."""
+    """Before answering, check the question's premise (agent/premise.py): an age asked with none stated
+    in the notes, or a named thing the person's own words never write that the model says they do not
+    mention, answers "not in your history"."""
     embed_model: str = ""
     """Sentence-transformers model for Raw-RAG/hybrid: a local folder or cached name (empty = the packaged
     all-MiniLM-L6-v2). Nothing is fetched from a model hub. Changing it needs `refind embed --rebuild`."""

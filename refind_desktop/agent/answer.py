@@ -75,16 +75,16 @@ def answer(
     """Stage 2 for `run` (see the module docstring); `budget` is the context size in tokens. `style`
     "plain": one streamed sentence over tag-free excerpts, cited by the program; "short": the model
     fills a schema with a few-word answer and the tag of the turn that says it (a small model otherwise
-    copies note lines); "sentence": one streamed sentence with tags. `premise_check`: first ask
-    whether the notes mention the things the question names (agent/premise.py)."""
+    copies note lines); "sentence": one streamed sentence with tags. `premise_check`: first check
+    that the notes hold what the question rests on (agent/premise.py)."""
     if style not in STYLES:
         raise ConfigError(f"unknown answer style {style!r}; choose one of {', '.join(STYLES)}")
     if not run.notes:
         return abstain(run)
     if premise_check:
-        missing = premise.check(run)
-        if missing:
-            return abstain(run, missing)
+        refusal = premise.check(run)
+        if refusal:
+            return abstain(run, refusal)
     count = token_counter(run.backend)
     words = content_words(run.question)
     newest = run.kind.kind == "latest"

@@ -48,8 +48,8 @@ class AgentConfig:
     """short: a few words and a tag under a schema (the program writes the sentence); sentence: one
     streamed sentence with tags (agent/answer.py)."""
     premise_check: bool = True
-    """Before answering, ask whether the notes mention the things the question names (agent/premise.py);
-    a "no" answers "not in your history"."""
+    """Before answering, check that the notes hold what the question rests on (agent/premise.py: a stated
+    age, the things it names); where they do not, the answer is "not in your history"."""
     fallback_notes: int = 3
     """When the controller saved nothing, keep this many top results of the first search as notes."""
     judge: str = "auto"

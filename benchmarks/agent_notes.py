@@ -3,7 +3,7 @@
 The answer stage dominates the time of `refind eval qa` with a small local model (a one-search answer
 prompt holds every note); the notes alone say whether the answer sessions were found. Each question
 runs its controller over the archive (or its haystack) exactly as `refind eval qa` does (`now` = the
-question's date, the engine bounded there in the archive setting) and the record keeps the answer
+question's date, the engine bounded at `EvalQuestion.as_of` in the archive setting) and the record keeps the answer
 sessions, the noted sessions, the searches and the model calls. Example:
 
     python benchmarks/agent_notes.py --data ../shared/benchmarks/longmemeval_s_dev.json.gz \\

@@ -40,6 +40,20 @@ class EvalQuestion:
     """Gold ids (sessions or dia_ids) that match nothing in the haystack."""
     category: int | None = None
     """LoCoMo category 1..5 (None for LongMemEval)."""
+    history_end: datetime | None = None
+    """The latest moment of the question's own haystack (its last dated session start or turn). The
+    benchmark gives that haystack as the history before the question, but LongMemEval dates the
+    question and its sessions to the minute independently: 16 of the dev file's 98 questions are dated
+    a few hours before a session of their own haystack (the same day), 10 of them before an answer
+    session. None when nothing in the haystack is dated."""
+
+    @property
+    def as_of(self) -> datetime | None:
+        """The archive setting's bound: the question's date, or the end of its own history when that
+        is later (its own sessions existed when it was asked); None when undated."""
+        if self.date is None or self.history_end is None:
+            return self.date
+        return max(self.date, self.history_end)
 
     def to_json(self) -> dict:
         """Plain dict (used in per-question result records)."""
@@ -169,8 +183,16 @@ def _longmemeval_unit(path: Path, item: Any, n: int, tz: tzinfo) -> EvalUnit | N
         evidence_turns=evidence,
         abstention=qid.endswith("_abs"),
         unresolved=[s for s in gold if s not in present],
+        history_end=history_end(sessions),
     )
     return EvalUnit(qid, sessions, [q])
+
+
+def history_end(sessions: list[Session]) -> datetime | None:
+    """The latest session start or turn time of a haystack (None when nothing is dated)."""
+    stamps = [s.started_at for s in sessions if s.started_at]
+    stamps += [t.timestamp for s in sessions for t in s.turns if t.timestamp]
+    return max(stamps, default=None)
 
 
 def _has_answer_turns(item: dict, sessions: list[Session]) -> list[str]:
@@ -208,6 +230,7 @@ def _locomo_unit(path: Path, item: Any, n: int, tz: tzinfo) -> EvalUnit | None:
     sessions = list(locomo._sessions(path, sample, conv, ctx))
     turn_session = {t.turn_id: s.session_id for s in sessions for t in s.turns}
     questions: list[EvalQuestion] = []
+    end = history_end(sessions)
     for i, qa in enumerate(item.get("qa") or []):
         if not isinstance(qa, dict):
             continue
@@ -232,6 +255,7 @@ def _locomo_unit(path: Path, item: Any, n: int, tz: tzinfo) -> EvalUnit | None:
                 evidence_turns=found,
                 unresolved=[x for x in ids if x not in turn_session],
                 category=cat,
+                history_end=end,
             )
         )
     return EvalUnit(sample, sessions, questions)

@@ -112,8 +112,9 @@ def run_qa(
     """Answer every question (resuming from the cache in `out`), judge, and summarize.
 
     `runner` is the answer mode's runner and `factory` the services factory, both injected by the
-    CLI. `setting` "archive": one index of every haystack, each question asked as of its date (the
-    engine the runner gets is bounded there; the runner neither sees nor sets the bound).
+    CLI. `setting` "archive": one index of every haystack, each question asked as of its date, or of
+    the end of its own history when that is later (`EvalQuestion.as_of`; the engine the runner gets
+    is bounded there; the runner neither sees nor sets the bound).
     """
     if setting not in ("haystack", "archive"):
         raise ConfigError(f"unknown setting {setting!r}; choose haystack or archive")

@@ -37,13 +37,14 @@ def unit_services(unit: EvalUnit, dataset: str, factory: ServicesFactory) -> Ite
 
 
 class QuestionServices:
-    """The services as one question sees them: the engine bounded at the question's date in the
-    archive setting (`as_of`), and the question's date for modes that read relative dates."""
+    """The services as one question sees them: the engine bounded in the archive setting at the
+    question's date, or at the end of its own history when that is later (`EvalQuestion.as_of`), and
+    the question's date for modes that read relative dates."""
 
     def __init__(self, base: Any, question: EvalQuestion, bounded: bool) -> None:
         self._base = base
         self.question_date = question.date
-        self.engine = base.engine.bounded(question.date) if bounded else base.engine
+        self.engine = base.engine.bounded(question.as_of) if bounded else base.engine
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._base, name)

@@ -196,3 +196,55 @@ def test_eval_qa_archive_setting_scripted(data: Path, tmp_path: Path, capsys: py
     early = next(r for r in records if r["qid"] == "q_early")
     assert "lme:late_tea" not in early["noted_sessions"]  # the agent's searches are bounded too
     assert early["evidence_recall"] == 1.0
+
+
+def test_own_history_is_visible_when_dated_after_the_question(tmp_path: Path):
+    # LongMemEval dates a question and its sessions to the minute independently: here the answer
+    # session of q_same_day is stamped 8 hours after the question, the same day. The benchmark gives
+    # it as the question's history, so the bound runs to the end of that history (18:00), and a
+    # session of another haystack dated after that (19:00) stays invisible.
+    items = [
+        _item(
+            "q_same_day",
+            "Which tea did I buy in Kyoto?",
+            "2023/05/20 (Sat) 10:00",
+            ["kyoto"],
+            ["2023/05/20 (Sat) 18:00"],
+            [_session("In Kyoto I bought a tin of gyokuro tea for my sister.")],
+            ["kyoto"],
+        ),
+        _item(
+            "q_other_day",
+            "Which tea did I buy?",
+            "2023/06/01 (Thu) 10:00",
+            ["kyoto_late"],
+            ["2023/05/20 (Sat) 19:00"],
+            [_session("Another gyokuro tea from Kyoto, bought at the station.")],
+            ["kyoto_late"],
+        ),
+    ]
+    data = tmp_path / "lme.json"
+    data.write_text(json.dumps(items))
+    archive = build_archive("longmemeval", data)
+    q = archive.questions[0]
+    assert q.date == datetime(2023, 5, 20, 10, 0, tzinfo=UTC)
+    assert q.history_end == datetime(2023, 5, 20, 18, 0, tzinfo=UTC)
+    assert q.as_of == q.history_end
+    later = archive.questions[1]
+    assert later.as_of == later.date  # its history ended before it was asked
+    with archive_services(archive, "longmemeval", data, services_factory(), tmp_path / "cache") as svc:
+        view = QuestionServices(svc, q, bounded=True)
+        assert view.question_date == q.date  # relative time words still read the question's own date
+        for name in ("bm25", "refind", "bm25s"):
+            found = {sid for sid, _ in MODES[name].fn(view, "gyokuro tea Kyoto", 5)}
+            assert found == {"lme:kyoto"}, name
+
+
+def test_history_end_of_undated_and_locomo_questions():
+    from refind_desktop.eval.datasets import history_end
+
+    assert history_end([]) is None
+    undated = EvalQuestion("u", "x", "tea", "", None, history_end=datetime(2023, 1, 1, tzinfo=UTC))
+    assert undated.as_of is None  # an undated question is not bounded at all
+    dated = EvalQuestion("d", "x", "tea", "", datetime(2023, 2, 1, tzinfo=UTC))
+    assert dated.as_of == dated.date  # no history end known: the question's date

@@ -48,6 +48,7 @@ ABLATION_MODES = (
     "no-question-words",
     "refind-v1",
     "refind-unscaled",
+    "refind-undamped",
     "refind-dated",
     "refind-since",
     "second-look",
@@ -135,7 +136,8 @@ _engine(
     "refind",
     _REFIND,
     "the engine's defaults: two-level RRF (k=60, session = its 3 best turns, its rank scaled onto 60 "
-    "places when more sessions compete), the person's own words scored beside the turn text, the "
+    "places and its term weighted by the square root of 60 / sessions when more sessions compete), "
+    "the person's own words scored beside the turn text, the "
     "question's generic words dropped, ±2 turns of context",
 )
 _engine(
@@ -169,6 +171,12 @@ _engine(
     "refind-unscaled",
     _REFIND.with_(session_scale=0),
     "refind with plain session ranks (session_scale 0: the default before the scaled session level)",
+)
+_engine(
+    "refind-undamped",
+    _REFIND.with_(session_damp=0.0),
+    "refind with the session level at full weight however many sessions compete (session_damp 0: "
+    "the default before the damped session level)",
 )
 
 

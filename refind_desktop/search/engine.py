@@ -45,6 +45,12 @@ class SearchOptions:
     topic, and a session's rank among them by its turn sum says less than its best turn's rank:
     unscaled, a session whose one turn states the fact ranks far down by its sum and loses that
     turn to the lesser turns of long sessions on the topic."""
+    session_damp: float = 0.5
+    """When more than `session_scale` sessions are pooled, the second RRF level's term is also weighted
+    by (session_scale / pooled sessions) ** session_damp (0 = full weight). The same reasoning as the
+    scaled rank, carried to the weight: the more sessions compete on the question's words, the less
+    a session's standing among them says, and the more the turn that states the fact should decide.
+    With no more sessions than `session_scale` (a haystack of 50) nothing changes."""
 
     @classmethod
     def generic(cls, **kw: object) -> SearchOptions:
@@ -107,13 +113,15 @@ def fuse(
     limit: int | None = None,
     session_top: int = 0,
     session_scale: int = 0,
+    session_damp: float = 0.0,
 ) -> list[RankedTurn]:
     """Two-level RRF over (bm25, sord, turn) candidates, best first (at most `limit`).
 
     r1 = rank of the turn by BM25; r2 = rank of its session by the sum of its turns' BM25 (of its
     `session_top` best turns when that is > 0); fused = 1/(k + r1) + 1/(k + r2). Ties break on BM25,
     then session ordinal, then turn. With `rrf` off the order is plain BM25 and `fused` is the BM25
-    score. `session_scale` > 0: with more sessions than that, r2 is scaled by session_scale / sessions.
+    score. `session_scale` > 0: with more sessions than that, r2 is scaled by session_scale / sessions
+    and its term weighted by (session_scale / sessions) ** session_damp.
     """
     if not scored:
         return []
@@ -129,9 +137,12 @@ def fuse(
         sums = session_scores(bm25, inverse, len(sessions), session_top)
         r2 = np.empty(len(sessions), dtype=np.float64)
         r2[np.lexsort((sessions, -sums))] = np.arange(1, len(sessions) + 1)
+        weight = 1.0
         if 0 < session_scale < len(sessions):
-            r2 *= session_scale / len(sessions)
-        fused = 1.0 / (k + r1) + 1.0 / (k + r2[inverse])
+            share = session_scale / len(sessions)
+            r2 *= share
+            weight = share**session_damp
+        fused = 1.0 / (k + r1) + weight / (k + r2[inverse])
         order = np.lexsort((turn, sord, -bm25, -fused))
     if limit is not None:
         order = order[:limit]
@@ -254,7 +265,15 @@ class SearchEngine:
         sords = searcher.fast_field_values("sord", addrs)
         turns = searcher.fast_field_values("turn", addrs)
         scored = [(float(s), int(o), int(t)) for (s, _), o, t in zip(res.hits, sords, turns, strict=True)]
-        return fuse(scored, options.rrf_k, options.rrf, limit, options.session_top, options.session_scale)
+        return fuse(
+            scored,
+            options.rrf_k,
+            options.rrf,
+            limit,
+            options.session_top,
+            options.session_scale,
+            options.session_damp,
+        )
 
     def search(
         self,

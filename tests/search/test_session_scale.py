@@ -57,3 +57,32 @@ def test_scale_is_off_without_rrf():
 
 def test_default_scale_is_the_rrf_k():
     assert SearchOptions().session_scale == SearchOptions().rrf_k == 60
+
+
+def test_damped_session_level_lets_the_best_turn_lead():
+    # 4 sessions on 2 places: r2 = B 0.5, D 1.0, C 1.5, A 2.0 as above, and the session term weighted
+    # by (2/4) ** damp. damp 1 -> weight 0.5:
+    # A0 = 1/61 + 0.5/62 = .024458, B0 = 1/62 + 0.5/60.5 = .024393, B1 = 1/63 + 0.5/60.5 = .024137
+    out = fuse(SCORED, k=60, rrf=True, session_top=3, session_scale=2, session_damp=1.0)
+    fused = {(r.sord, r.turn): r.fused for r in out}
+    assert fused[(1, 0)] == pytest.approx(1 / 61 + 0.5 / 62)
+    assert fused[(2, 0)] == pytest.approx(1 / 62 + 0.5 / 60.5)
+    assert [(r.sord, r.turn) for r in out[:3]] == [(1, 0), (2, 0), (2, 1)]
+    # damp 0.5 -> weight sqrt(0.5) = .707107: B0 = 1/62 + .707107/60.5 = .027817 keeps a hair ahead of
+    # A0 = 1/61 + .707107/62 = .027798, and C0 = 1/65 + .707107/61.5 = .026882
+    half = {(r.sord, r.turn): r.fused for r in fuse(SCORED, 60, True, None, 3, 2, 0.5)}
+    assert half[(2, 0)] == pytest.approx(1 / 62 + 0.5**0.5 / 60.5)
+    assert half[(1, 0)] == pytest.approx(1 / 61 + 0.5**0.5 / 62)
+    assert half[(3, 0)] == pytest.approx(1 / 65 + 0.5**0.5 / 61.5)
+    # damp 0 is the undamped scaled fusion
+    assert fuse(SCORED, 60, True, None, 3, 2, 0.0) == fuse(SCORED, 60, True, None, 3, 2)
+
+
+@pytest.mark.parametrize("damp", [0.5, 1.0])
+def test_damping_changes_nothing_within_the_scale(damp):
+    # a haystack-sized pool (no more sessions than the scale) is fused exactly as before
+    assert fuse(SCORED, 60, True, None, 3, 4, damp) == fuse(SCORED, 60, True, None, 3)
+
+
+def test_default_damp_is_the_square_root():
+    assert SearchOptions().session_damp == 0.5

@@ -21,7 +21,7 @@ from refind_desktop.agent import (
     RetryEvent,
     SearchEvent,
 )
-from refind_desktop.agent.keywords import query_key, question_keywords
+from refind_desktop.agent.keywords import query_key, search_words
 from refind_desktop.agent.prompts import NO_HISTORY_ANSWER
 from refind_desktop.errors import (
     BackendError,
@@ -78,7 +78,7 @@ def test_first_search_runs_before_any_model_call_and_shows_its_hits(svc):
         "Where did I buy my umbrella?", NOW, on_event=on_event
     )
     assert calls_at_first_search == [0]
-    assert result.searches[0].keywords == question_keywords("Where did I buy my umbrella?", 12)
+    assert result.searches[0].keywords == search_words("Where did I buy my umbrella?") == ["buy", "umbrella"]
 
 
 def test_one_batched_relevance_call_per_search(svc):
@@ -123,7 +123,7 @@ def test_a_repeated_model_query_is_not_run(svc):
     from refind_desktop.agent.controllers import SmallController
 
     question = "umbrella Louvre soup?"
-    first = question_keywords(question, 12)
+    first = search_words(question)
     backend = ScriptedBackend(
         by_stage(relevance=NONE, query={"keywords": first, "date_from": None, "date_to": None}, answer="x")
     )
@@ -384,12 +384,14 @@ def test_second_look_adds_the_questions_habit_words(svc):
     backend = ScriptedBackend(by_stage(relevance={"relevant": [1]}, answer="x"))
     options = svc.search_options(top_k=1)
     result = Agent(svc.engine, backend, options=options, controller=SmallController()).run(
-        "What time do I usually walk my dog?", NOW
+        "What time do I usually walk my dog now?", NOW
     )
     a, b = result.searches[:2]
-    assert b.keywords == [*a.keywords, "time", "usually"] and "usually" not in a.keywords
+    # the first search keeps "time" and "usually" (search_words); the second look adds "now"
+    assert a.keywords == ["time", "usually", "walk", "dog"]
+    assert b.keywords == [*a.keywords, "now"]
     off = Agent(svc.engine, backend, options=options, controller=SmallController(habit_words=False))
-    a, b = off.run("What time do I usually walk my dog?", NOW).searches[:2]
+    a, b = off.run("What time do I usually walk my dog now?", NOW).searches[:2]
     assert a.keywords == b.keywords
 
 

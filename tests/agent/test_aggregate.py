@@ -311,3 +311,28 @@ def test_which_came_first_needs_two_different_days():
     items[1] = item("Page Turners", at(2023, 5, 20), n=1)
     text = compute(QuestionKind("order"), "Which group did I join first?", items, UTC_NOW, UTC)
     assert text.startswith("Page Turners came first: Page Turners (2023-05-20 [S1 T0])")
+
+
+def test_search_words_keep_time_and_habit_words_and_drop_function_words():
+    from refind_desktop.agent.keywords import search_words
+
+    # the words a person writes when stating the fact stay ("I wake up at 7:30 am on Saturdays")
+    assert search_words("What time do I wake up on Saturday mornings?") == [
+        "time",
+        "wake",
+        "Saturday",
+        "mornings",
+    ]
+    assert search_words("Where do I take yoga classes?") == ["take", "yoga", "classes"]
+    assert search_words("What brand of shampoo do I currently use?") == [
+        "brand",
+        "shampoo",
+        "currently",
+        "use",
+    ]
+    # contractions split as the index splits them; their pieces are function words
+    assert search_words("I've been using Headspace, haven't I?") == ["using", "Headspace"]
+    # each word once (the first spelling wins), names keep their case
+    assert search_words("Paris or paris: which Paris trip?") == ["Paris", "trip"]
+    # nothing but function words: the question's own words
+    assert search_words("What did I do?") == ["What", "did", "I", "do"]

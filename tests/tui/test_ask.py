@@ -8,7 +8,7 @@ from helpers.tui import LISBON, SHOWN, responder, wait_for, wait_indexed
 from textual.widgets import Input, ListView
 
 from refind_desktop.agent import FinishEvent, NoteEvent, SearchEvent
-from refind_desktop.agent.keywords import question_keywords
+from refind_desktop.agent.keywords import search_words
 from refind_desktop.errors import BackendError
 from refind_desktop.llm.scripted import ScriptedBackend
 from refind_desktop.tui.messages import AgentStepped, AnswerStreamed, QuestionAnswered, WorkerFailed
@@ -37,7 +37,8 @@ class TestAsk:
             kinds = [type(e) for e in record.events]
             assert kinds[0] is SearchEvent and NoteEvent in kinds and kinds[-1] is FinishEvent
             search = record.events[0]
-            assert search.keywords == question_keywords("When is my flight to Lisbon?", 12) and search.hits
+            assert search.keywords == search_words("When is my flight to Lisbon?") == ["flight", "Lisbon"]
+            assert search.hits
             # the view shows the same events, the answer and one citation per cited turn
             assert pane.query_one(TrajectoryView).events == tuple(record.events)
             view = pane.query_one(AnswerView)

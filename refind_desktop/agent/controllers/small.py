@@ -10,7 +10,7 @@ from ...search.timewords import mention_range
 from ...types import Block
 from .. import prompts
 from ..context import focus
-from ..keywords import content_words, feedback_keywords, habit_words, question_keywords
+from ..keywords import content_words, feedback_keywords, habit_words, search_words
 from ..run import Run
 from ..schemas import relevant_schema
 from .base import model_query
@@ -20,9 +20,9 @@ from .base import model_query
 class SmallController:
     """Stepwise control a 0.5B-1.5B model can follow (see the module docstring).
 
-    Round 1 searches the question's own content words (no model call, so its hits can be shown at
-    once), applying the run's date hint when there is one; round 2 takes a second look with the same
-    words ranked by turn BM25 alone (`second_look`). Each search gets one relevance call over all
+    Round 1 searches the question's words less the generic function words (`keywords.search_words`;
+    no model call, so its hits can be shown at once), applying the run's date hint when there is one;
+    round 2 takes a second look with the same words ranked by turn BM25 alone (`second_look`). Each search gets one relevance call over all
     its results. A follow-up round runs when nothing relevant was found, or when the question
     aggregates (count, sum, dates, order: the items may sit in several sessions)."""
 
@@ -56,15 +56,16 @@ class SmallController:
     LongMemEval dev archive (24 stratified questions, `benchmarks/agent_notes.py`): notes any/all
     0.750/0.667 -> 0.750/0.708, 2.38 -> 2.58 model calls a question (it ran on 5 of the 24)."""
     habit_words: bool = True
-    """The second look adds the question's habit and present-state words ("usually", "currently",
-    "time": `keywords.HABIT_WORDS`), which the first search drops as generic."""
+    """The second look adds the question's habit and present-state words (`keywords.HABIT_WORDS`) that
+    the first search's words lack. The first search keeps "usually", "currently" and "time"
+    (`keywords.search_words`), so this adds "now", a generic word the first search drops."""
     model_keywords: bool = False
     """Ask the model for follow-up keywords (off: a 0.5B model copies the question's words back, measured;
     the follow-up then adds the words that recur in what was found relevant)."""
 
     def collect(self, run: Run) -> None:
         """Stage 1 (see the class docstring)."""
-        words = question_keywords(run.question, 12)
+        words = search_words(run.question)
         blocks: list[Block] | None = None
         hint = run.date_hint
         first = self.first_k or None

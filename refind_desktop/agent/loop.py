@@ -17,6 +17,7 @@ from datetime import datetime
 from ..errors import ConfigError
 from ..llm.base import LLMBackend
 from ..search.engine import SearchEngine, SearchOptions
+from ..search.querywords import about_person
 from ..types import Block
 from . import prompts
 from .answer import answer
@@ -117,7 +118,7 @@ class Agent:
             tz=tz,
             kind=classify(question),
             head=prompts.header(question, now),
-            session=self.engine.session(self.options),
+            session=self.engine.session(self.options.with_(person=about_person(question))),
             backend=self.backend,
             system=system,
             top_k=self.options.top_k,

@@ -49,6 +49,7 @@ ABLATION_MODES = (
     "refind-v1",
     "refind-unscaled",
     "refind-undamped",
+    "no-self-boost",
     "refind-dated",
     "refind-since",
     "second-look",
@@ -130,15 +131,16 @@ def _engine(name: str, options: SearchOptions, note: str, context: bool = True) 
     )
 
 
-_PLAIN = _REFIND.with_(rrf=False, context_window=0, own_words=False, question_words=False)
+_PLAIN = _REFIND.with_(rrf=False, context_window=0, own_words=False, question_words=False, self_boost=0.0)
 _engine("bm25", _PLAIN, "plain turn BM25 (the whole question, turn text only): RRF off, no context", False)
 _engine(
     "refind",
     _REFIND,
     "the engine's defaults: two-level RRF (k=60, session = its 3 best turns, its rank scaled onto 60 "
-    "places and its term weighted by the square root of 60 / sessions when more sessions compete), "
-    "the person's own words scored beside the turn text, the "
-    "question's generic words dropped, ±2 turns of context",
+    "places and its term weighted by the square root of 60 / sessions when more sessions compete; "
+    "then a question in the first person adds 12 to each turn where the person speaks of "
+    "themselves), the person's own words scored beside the turn text, the question's generic words "
+    "dropped, ±2 turns of context",
 )
 _engine(
     "no-rrf",
@@ -164,13 +166,25 @@ _engine(
 )
 _engine(
     "refind-v1",
-    _REFIND.with_(session_top=0, own_words=False, question_words=False, session_scale=0),
+    _REFIND.with_(
+        session_top=0,
+        own_words=False,
+        question_words=False,
+        session_scale=0,
+        session_damp=0.0,
+        self_boost=0.0,
+    ),
     "the engine's scoring before the archive work: session sums over the pool, whole question, text only",
 )
 _engine(
     "refind-unscaled",
     _REFIND.with_(session_scale=0),
     "refind with plain session ranks (session_scale 0: the default before the scaled session level)",
+)
+_engine(
+    "no-self-boost",
+    _REFIND.with_(self_boost=0.0),
+    "refind without the first-person prior (self_boost 0: the default before it)",
 )
 _engine(
     "refind-undamped",

@@ -11,7 +11,7 @@ import tantivy
 from ..index.catalog import Catalog
 from ..index.store import TurnIndex, clean_query
 from ..types import Block
-from .querywords import content_words
+from .querywords import about_person, content_words
 
 
 @dataclass(frozen=True)
@@ -51,10 +51,22 @@ class SearchOptions:
     scaled rank, carried to the weight: the more sessions compete on the question's words, the less
     a session's standing among them says, and the more the turn that states the fact should decide.
     With no more sessions than `session_scale` (a haystack of 50) nothing changes."""
+    self_boost: float = 12.0
+    """BM25 points added to a pooled turn in which the person speaks of themselves ("I", "my", "me" in
+    their own words, the `said` field) when the search is about the person (`person`) and more
+    sessions are pooled than `session_scale` (0 = off). A question about yourself is answered by a
+    turn where you spoke of yourself; in a large archive the turns that share its topic words include
+    many impersonal ones (a general question, a pasted text) that outrank it on those words alone.
+    In a haystack-sized pool nothing changes."""
+    person: bool | None = None
+    """Whether the search is about the person: None decides from the keywords (a first-person word
+    among them, `querywords.about_person`); the agent sets it from its question, as its search words
+    leave those words out."""
 
     @classmethod
     def generic(cls, **kw: object) -> SearchOptions:
-        """Generic agentic BM25: context, dedup, RRF, the time filter and the query weighting all off."""
+        """Generic agentic BM25: context, dedup, RRF, the time filter, the query weighting and the
+        first-person prior all off."""
         return cls(
             context_window=0,
             rrf=False,
@@ -62,6 +74,7 @@ class SearchOptions:
             temporal=False,
             own_words=False,
             question_words=False,
+            self_boost=0.0,
         ).with_(**kw)
 
     def with_(self, **kw: object) -> SearchOptions:
@@ -265,6 +278,10 @@ class SearchEngine:
         sords = searcher.fast_field_values("sord", addrs)
         turns = searcher.fast_field_values("turn", addrs)
         scored = [(float(s), int(o), int(t)) for (s, _), o, t in zip(res.hits, sords, turns, strict=True)]
+        person = options.person if options.person is not None else about_person(keywords)
+        if options.self_boost > 0 and person and len(set(sords)) > options.session_scale:
+            mine = self._first_person(searcher, query, len(res.hits))
+            scored = [(s + options.self_boost if (o, t) in mine else s, o, t) for s, o, t in scored]
         return fuse(
             scored,
             options.rrf_k,
@@ -274,6 +291,24 @@ class SearchEngine:
             options.session_scale,
             options.session_damp,
         )
+
+    def _first_person(
+        self, searcher: tantivy.Searcher, query: tantivy.Query, pool: int
+    ) -> set[tuple[int, int]]:
+        """(session ordinal, turn) of the turns among `query`'s top `pool` whose person's own words hold a
+        first-person word."""
+        words = [tantivy.Query.term_query(self.index.schema, "said", w) for w in ("i", "my", "me")]
+        mine = tantivy.Query.boolean_query([(tantivy.Occur.Should, w) for w in words])
+        both = tantivy.Query.boolean_query(
+            [(tantivy.Occur.Must, query), (tantivy.Occur.Must, tantivy.Query.const_score_query(mine, 0.0))]
+        )
+        res = searcher.search(both, limit=max(pool, 1), count=False)
+        addrs = [a for _, a in res.hits]
+        if not addrs:
+            return set()
+        sords = searcher.fast_field_values("sord", addrs)
+        turns = searcher.fast_field_values("turn", addrs)
+        return {(int(o), int(t)) for o, t in zip(sords, turns, strict=True)}
 
     def search(
         self,

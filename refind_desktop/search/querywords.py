@@ -8,6 +8,8 @@ standard NLTK English stop list (function words only: no noun, verb or adjective
 
 from __future__ import annotations
 
+import re
+
 FUNCTION_WORDS = frozenset(
     """
     i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she
@@ -28,3 +30,12 @@ def content_words(words: list[str]) -> list[str]:
     """The words that are not generic function words; all of them when nothing else is left."""
     kept = [w for w in words if w not in FUNCTION_WORDS]
     return kept or words
+
+
+FIRST_PERSON = frozenset("i me my mine myself".split())
+"""The words that make a question about the person who asks it ("when did I ...", "my flight")."""
+
+
+def about_person(text: str) -> bool:
+    """Whether `text` speaks in the first person (one of `FIRST_PERSON` among its lower-cased words)."""
+    return not FIRST_PERSON.isdisjoint(re.findall(r"\w+", text.lower()))

@@ -668,3 +668,11 @@ def test_a_reply_cut_at_max_tokens_is_asked_again_with_twice_the_room(svc):
     assert second.messages == first.messages  # the same question again, not the cut reply
     (retry,) = [e for e in run.trajectory if isinstance(e, RetryEvent)]
     assert "cut at max_tokens" in retry.reason
+
+
+def test_the_agents_searches_know_whether_the_question_is_about_the_person(svc):
+    # its search words drop "I" and "my", so the run tells the engine (SearchOptions.person)
+    backend = ScriptedBackend(by_stage(relevance=NONE, answer="x"))
+    agent = Agent(svc.engine, backend)
+    assert agent.new_run("Where did I buy my umbrella?", NOW).session.options.person is True
+    assert agent.new_run("Which shop sells umbrellas near the Louvre?", NOW).session.options.person is False

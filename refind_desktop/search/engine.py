@@ -212,6 +212,16 @@ def utc_naive(when: datetime, tz: tzinfo) -> datetime:
     return when.astimezone(timezone.utc).replace(tzinfo=None)
 
 
+def _turn_keys(searcher: tantivy.Searcher, hits: list) -> list[tuple[int, int]]:
+    """(session ordinal, turn) of each search hit, in order (from the fast fields)."""
+    if not hits:
+        return []
+    addrs = [a for _, a in hits]
+    sords = searcher.fast_field_values("sord", addrs)
+    turns = searcher.fast_field_values("turn", addrs)
+    return [(int(o), int(t)) for o, t in zip(sords, turns, strict=True)]
+
+
 class SearchEngine:
     """Stateless engine over the index; `SearchSession` adds per-question seen-session state.
 
@@ -274,12 +284,10 @@ class SearchEngine:
         res = searcher.search(query, limit=pool, count=False)
         if not res.hits:
             return []
-        addrs = [a for _, a in res.hits]
-        sords = searcher.fast_field_values("sord", addrs)
-        turns = searcher.fast_field_values("turn", addrs)
-        scored = [(float(s), int(o), int(t)) for (s, _), o, t in zip(res.hits, sords, turns, strict=True)]
+        keys = _turn_keys(searcher, res.hits)
+        scored = [(float(s), o, t) for (s, _), (o, t) in zip(res.hits, keys, strict=True)]
         person = options.person if options.person is not None else about_person(keywords)
-        if options.self_boost > 0 and person and len(set(sords)) > options.session_scale:
+        if options.self_boost > 0 and person and len({o for o, _ in keys}) > options.session_scale:
             mine = self._first_person(searcher, query, len(res.hits))
             scored = [(s + options.self_boost if (o, t) in mine else s, o, t) for s, o, t in scored]
         return fuse(
@@ -303,12 +311,7 @@ class SearchEngine:
             [(tantivy.Occur.Must, query), (tantivy.Occur.Must, tantivy.Query.const_score_query(mine, 0.0))]
         )
         res = searcher.search(both, limit=max(pool, 1), count=False)
-        addrs = [a for _, a in res.hits]
-        if not addrs:
-            return set()
-        sords = searcher.fast_field_values("sord", addrs)
-        turns = searcher.fast_field_values("turn", addrs)
-        return {(int(o), int(t)) for o, t in zip(sords, turns, strict=True)}
+        return set(_turn_keys(searcher, res.hits))
 
     def search(
         self,

@@ -8,7 +8,7 @@ standard NLTK English stop list (function words only: no noun, verb or adjective
 
 from __future__ import annotations
 
-import re
+from ..index.store import clean_query
 
 FUNCTION_WORDS = frozenset(
     """
@@ -37,5 +37,6 @@ FIRST_PERSON = frozenset("i me my mine myself".split())
 
 
 def about_person(text: str) -> bool:
-    """Whether `text` speaks in the first person (one of `FIRST_PERSON` among its lower-cased words)."""
-    return not FIRST_PERSON.isdisjoint(re.findall(r"\w+", text.lower()))
+    """Whether `text` speaks in the first person (one of `FIRST_PERSON` among its words as the index
+    reads a query, `clean_query`)."""
+    return not FIRST_PERSON.isdisjoint(clean_query(text).split())

@@ -22,8 +22,8 @@ class SmallController:
 
     Round 1 searches the question's words less the generic function words (`keywords.search_words`;
     no model call, so its hits can be shown at once), applying the run's date hint when there is one;
-    round 2 takes a second look with the same words ranked by turn BM25 alone (`second_look`). Each search gets one relevance call over all
-    its results. A follow-up round runs when nothing relevant was found, or when the question
+    round 2 takes a second look with the same words ranked by turn BM25 alone (`second_look`). Each
+    search gets one relevance call over all its results. A follow-up round runs when nothing relevant was found, or when the question
     aggregates (count, sum, dates, order: the items may sit in several sessions)."""
 
     name: str = "small"

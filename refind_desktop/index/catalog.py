@@ -306,6 +306,10 @@ class Catalog:
         for r in self.db.execute(sql):
             yield SessionInfo(r[0], r[1] or "", r[2], r[3] or "", _ts(r[4]), r[5])
 
+    def session_count(self) -> int:
+        """How many sessions the archive holds."""
+        return self.db.execute("SELECT COUNT(*) FROM sessions").fetchone()[0]
+
     def ords_to_sessions(self, ords: list[int]) -> dict[int, SessionRecord]:
         """Catalog rows of several ordinals at once."""
         out: dict[int, SessionRecord] = {}

@@ -54,6 +54,9 @@ def turn_key(session_id: str, turn: int) -> str:
     return f"{session_id}#{turn}"
 
 
+_ANALYZER = analyzer()
+
+
 def clean_query(keywords: str) -> str:
     """Reduce free text to plain lower-case words so no query-language syntax is ever parsed."""
     return " ".join(_NON_WORD.sub(" ", keywords.lower()).split())
@@ -312,6 +315,15 @@ class TurnIndex:
     def searcher(self) -> tantivy.Searcher:
         """A point-in-time searcher (internal to index/ and search/)."""
         return self._index.searcher()
+
+    def doc_freq(self, word: str) -> int:
+        """How many turns hold `word` as the index reads it (the rarest reading of a word the analyzer
+        splits; a stop word or an empty reading counts as every turn)."""
+        searcher = self._index.searcher()
+        terms = _ANALYZER.analyze(word)
+        if not terms:
+            return searcher.num_docs
+        return min(searcher.doc_freq("text", t) for t in terms)
 
     @property
     def raw(self) -> tantivy.Index:

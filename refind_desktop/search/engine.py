@@ -348,6 +348,17 @@ class SearchEngine:
             )
         return blocks
 
+    def rarest(self, words: list[str], n: int) -> list[str]:
+        """The `n` words of `words` that the fewest turns hold (`TurnIndex.doc_freq`; a word no turn
+        holds, such as a typo, is left out), in their order."""
+        freq = {w: self.index.doc_freq(w) for w in dict.fromkeys(words)}
+        keep = set(sorted((w for w in freq if freq[w]), key=lambda w: (freq[w], words.index(w)))[:n])
+        return [w for w in dict.fromkeys(words) if w in keep]
+
+    def session_count(self) -> int:
+        """How many sessions the archive holds."""
+        return self.catalog.session_count()
+
     def session(self, options: SearchOptions = SearchOptions()) -> SearchSession:
         """A per-question search state (remembers the sessions already returned)."""
         return SearchSession(self, options)
@@ -360,6 +371,16 @@ class SearchSession:
     engine: SearchEngine
     options: SearchOptions = field(default_factory=SearchOptions)
     seen: set[str] = field(default_factory=set)
+
+    def rarest(self, words: list[str], n: int) -> list[str]:
+        """`SearchEngine.rarest`."""
+        return self.engine.rarest(words, n)
+
+    @property
+    def large(self) -> bool:
+        """Whether the archive holds more sessions than the options' `session_scale`: a person's
+        archive, where many sessions share a question's topic, not a benchmark haystack of ~50."""
+        return 0 < self.options.session_scale < self.engine.session_count()
 
     def search(
         self,

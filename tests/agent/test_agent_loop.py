@@ -395,6 +395,56 @@ def test_second_look_adds_the_questions_habit_words(svc):
     assert a.keywords == b.keywords
 
 
+def test_second_look_goes_deeper_only_in_an_archive_larger_than_the_session_scale(svc):
+    from refind_desktop.agent.controllers import SmallController
+
+    def second_look(options):
+        backend = ScriptedBackend(by_stage(relevance={"relevant": [1]}, answer="x"))
+        controller = SmallController(wide_look=3)
+        result = Agent(svc.engine, backend, options=options, controller=controller).run(
+            "Where is the umbrella from?", NOW
+        )
+        first, second = result.searches[:2]
+        assert {sid for _, sid, _ in first.hits}.isdisjoint({sid for _, sid, _ in second.hits})
+        return len(first.hits), second.top_k, {sid for _, sid, _ in second.hits}
+
+    assert svc.catalog.session_count() == svc.engine.session_count() == len(ARCHIVE) == 6
+    haystack = svc.search_options(top_k=1, context_window=0)  # 6 sessions, scale 60: not large
+    assert not svc.engine.session(haystack).large
+    assert second_look(haystack)[:2] == (1, 1)
+    archive = haystack.with_(session_scale=2)  # 6 sessions > 2: a large archive
+    assert svc.engine.session(archive).large
+    n_first, depth, seen = second_look(archive)
+    # the other three sessions that name an umbrella, not just the next one
+    assert (n_first, depth, len(seen)) == (1, 3, 3)
+    assert seen <= {"s:paris", "s:dog", "s:garden", "s:poison"}
+    assert not svc.engine.session(archive.with_(session_scale=6)).large  # equal: not larger
+    assert not svc.engine.session(archive.with_(session_scale=0)).large  # no scale: never large
+
+
+def test_a_follow_up_in_a_large_archive_searches_the_questions_rarest_words(svc):
+    from refind_desktop.agent.controllers import SmallController
+
+    question = "How often did I open the umbrella at the Louvre shop?"
+    words = search_words(question)
+    assert words == ["often", "open", "umbrella", "Louvre", "shop"]
+    # "often" no turn holds; "open" 1 turn ("opens"), "Louvre" 1, "shop" 3 ("shopping"), "umbrella" 5
+    assert svc.engine.rarest(words, 3) == ["open", "Louvre", "shop"]
+
+    def searches(options):  # nothing judged relevant: a follow-up runs after the second look
+        backend = ScriptedBackend(by_stage(relevance=NONE, answer="x"))
+        controller = SmallController(max_rounds=3)
+        result = Agent(svc.engine, backend, options=options, controller=controller).run(question, NOW)
+        return [s.keywords for s in result.searches]
+
+    haystack = svc.search_options(top_k=1, context_window=0)
+    small_archive = searches(haystack)
+    assert small_archive[0] == words and small_archive[2] != ["open", "Louvre", "shop"]
+    large = searches(haystack.with_(session_scale=2))
+    assert large[0] == words and large[2] == ["open", "Louvre", "shop"]
+    assert len(large) == len(small_archive) == 3  # in place of the feedback words, not one more
+
+
 def test_second_look_ranks_the_same_words_by_turn_bm25_without_the_seen_sessions(svc):
     from refind_desktop.agent.controllers import SmallController
 

@@ -48,6 +48,14 @@ class SmallController:
     0.806/0.527), haystack 0.989/0.946 (0.989/0.925, 1.000/0.957); LoCoMo archive 0.925/0.855
     (0.885/0.802, 0.937/0.869), haystack 0.970/0.903 (0.919/0.828, 0.968/0.903). The embedded 0.5B
     model's notes in the LongMemEval archive (24 questions): any/all 0.708/0.500 -> 0.750/0.625."""
+    wide_look: int = 10
+    """Turns the second look returns in a large archive (more sessions than the engine's
+    `session_scale`, `SearchSession.large`; 0, or a smaller archive: as many as the first search).
+    There many sessions share the question's topic, and the turn that states the fact often ranks
+    just past the first few. Measured with no model (`benchmarks/agent_notes.py --backend
+    scripted`) in the LongMemEval dev archive, 93 questions: notes any/all 0.914/0.699 ->
+    0.935/0.753 (the embedded model: README); the second look's relevance call reads 10 lines
+    instead of 5."""
     time_words: bool = True
     """When the question names a time ("last Friday", "two weeks ago", "in March"), one more search
     with the same words within the dates of the conversations that can tell of it (from the first day
@@ -59,6 +67,14 @@ class SmallController:
     """The second look adds the question's habit and present-state words (`keywords.HABIT_WORDS`) that
     the first search's words lack. The first search keeps "usually", "currently" and "time"
     (`keywords.search_words`), so this adds "now", a generic word the first search drops."""
+    rare_words: int = 3
+    """In a large archive (`SearchSession.large`), the first follow-up search is the question's
+    `rare_words` rarest words (`SearchEngine.rarest`: the fewest turns hold them; 0 = off), the words a
+    person would type ("cocktail", "shampoo"): a long question's common words add up and outrank the
+    turn that holds its one distinctive word. A follow-up runs when nothing relevant was found or the
+    question aggregates, so this adds no model call. Measured with no model (`benchmarks/agent_notes.py
+    --backend scripted`, the LongMemEval dev archive, 93 questions, with `wide_look`): notes all
+    0.753 -> 0.763, any 0.935 either way."""
     model_keywords: bool = False
     """Ask the model for follow-up keywords (off: a 0.5B model copies the question's words back, measured;
     the follow-up then adds the words that recur in what was found relevant)."""
@@ -85,7 +101,8 @@ class SmallController:
         rounds, reason = 1, "rounds"
         if self.second_look and blocks and rounds < self.max_rounds:
             habit = [w for w in habit_words(run.question) if w not in words] if self.habit_words else []
-            found += self.look(run, words + habit, *span, first, rrf=False)
+            depth = (self.wide_look if run.session.large else 0) or first
+            found += self.look(run, words + habit, *span, depth, rrf=False)
             rounds += 1
         window = mention_range(run.question, run.now, run.tz) if self.time_words else None
         if window is not None and span == (None, None):
@@ -149,6 +166,11 @@ class SmallController:
             action = model_query(run, 48, self.dates)
             if action is not None and not run.repeats(*action):
                 return action
+        words = search_words(run.question)
+        if self.rare_words and len(words) > self.rare_words and run.session.large:
+            rare = run.session.rarest(words, self.rare_words)
+            if rare and not run.repeats(rare):
+                return (rare, None, None)
         texts = [t.text for n in run.notes for t in n.block.turns if t.turn in n.block.hit_turns]
         if not texts:
             texts = [t.text for b in run.first_blocks[:3] for t in b.turns if t.turn in b.hit_turns]

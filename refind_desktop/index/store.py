@@ -54,9 +54,6 @@ def turn_key(session_id: str, turn: int) -> str:
     return f"{session_id}#{turn}"
 
 
-_ANALYZER = analyzer()
-
-
 def clean_query(keywords: str) -> str:
     """Reduce free text to plain lower-case words so no query-language syntax is ever parsed."""
     return " ".join(_NON_WORD.sub(" ", keywords.lower()).split())
@@ -179,7 +176,8 @@ class TurnIndex:
                 raise IndexDamagedError(f"the index is damaged ({_first_line(exc)}): {DAMAGED_HINT}") from exc
             if not meta.exists():
                 meta.write_text(json.dumps({"schema_version": SCHEMA_VERSION}))
-        self._index.register_tokenizer(ANALYZER, analyzer())
+        self._analyzer = analyzer()
+        self._index.register_tokenizer(ANALYZER, self._analyzer)
         _make_private(path)
 
     def _shadow_of(self, path: Path) -> Path:
@@ -320,7 +318,7 @@ class TurnIndex:
         """How many turns hold `word` as the index reads it (the rarest reading of a word the analyzer
         splits; a stop word or an empty reading counts as every turn)."""
         searcher = self._index.searcher()
-        terms = _ANALYZER.analyze(word)
+        terms = self._analyzer.analyze(word)
         if not terms:
             return searcher.num_docs
         return min(searcher.doc_freq("text", t) for t in terms)

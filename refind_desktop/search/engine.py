@@ -352,8 +352,8 @@ class SearchEngine:
         """The `n` words of `words` that the fewest turns hold (`TurnIndex.doc_freq`; a word no turn
         holds, such as a typo, is left out), in their order."""
         freq = {w: self.index.doc_freq(w) for w in dict.fromkeys(words)}
-        keep = set(sorted((w for w in freq if freq[w]), key=lambda w: (freq[w], words.index(w)))[:n])
-        return [w for w in dict.fromkeys(words) if w in keep]
+        keep = set(sorted((w for w in freq if freq[w]), key=freq.__getitem__)[:n])  # stable: ties by order
+        return [w for w in freq if w in keep]
 
     def session_count(self) -> int:
         """How many sessions the archive holds."""

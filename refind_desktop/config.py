@@ -52,14 +52,6 @@ class Settings:
     controller: str = "auto"
     """ReFind controller: "small" (stepwise, for small local models), "oneshot" (the paper's take_note
     controller, for strong models) or "auto" (by the model: the catalog's default, else by size)."""
-    answer_style: str = "plain"
-    """ReFind answer: "plain" (tag-free excerpts, one streamed sentence; the program cites the turns
-    holding its words), "short" (a few words and a tag under a schema), "sentence" (tagged excerpts,
-    the model cites)."""
-    premise_check: bool = True
-    """Before answering, check the question's premise (agent/premise.py): an age asked with none stated
-    in the notes, or a named thing the person's own words never write that the model says they do not
-    mention, answers "not in your history"."""
     embed_model: str = ""
     """Sentence-transformers model for Raw-RAG/hybrid: a local folder or cached name (empty = the packaged
     all-MiniLM-L6-v2). Nothing is fetched from a model hub. Changing it needs `refind embed --rebuild`."""
@@ -100,6 +92,11 @@ def _coerce(name: str, value: object, kind: type) -> object:
         raise ConfigError(f"setting {name!r} must be {kind.__name__}, got {value!r}") from exc
 
 
+RETIRED = frozenset({"answer_style", "premise_check"})
+"""Settings of earlier versions that no longer do anything: read from an old config.toml and ignored
+(the answer stage reads one passage at a time; its checks are agent/checks.py)."""
+
+
 def load_settings(path: Path | None = None, environment: bool = True) -> Settings:
     """Read defaults, then config.toml, then (unless `environment` is False: what a front end saves
     back to the file) REFIND_<NAME> environment variables; every value is checked and typed."""
@@ -113,6 +110,8 @@ def load_settings(path: Path | None = None, environment: bool = True) -> Setting
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{path} is not valid TOML ({exc}); fix or delete it") from exc
         for key, value in data.items():
+            if key in RETIRED:
+                continue
             if key not in known:
                 raise ConfigError(f"{path}: unknown setting {key!r}; known: {', '.join(sorted(known))}")
             values[key] = _coerce(key, value, known[key])

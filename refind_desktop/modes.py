@@ -50,8 +50,6 @@ def agent_config(settings: Any) -> AgentConfig:
     return AgentConfig(
         max_searches=getattr(settings, "max_searches", 4),
         controller=getattr(settings, "controller", "auto") or "auto",
-        answer_style=getattr(settings, "answer_style", "plain") or "plain",
-        premise_check=bool(getattr(settings, "premise_check", True)),
     )
 
 

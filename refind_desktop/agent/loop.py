@@ -21,9 +21,9 @@ from ..search.querywords import about_person
 from ..types import Block
 from . import prompts
 from .answer import answer
-from .classify import classify
 from .controllers import Controller, controller_for, make_controller
 from .events import AgentResult, Event
+from .question import understand
 from .run import DateHint, Run
 
 MODES = ("refind", "generic", "one-search")
@@ -41,16 +41,6 @@ class AgentConfig:
     """Extra attempts per model step after an invalid output; then the step gives up."""
     controller: str = "auto"
     """auto | small | oneshot (see controllers/base.py)."""
-    answer_tokens: int = 1000
-    """Token budget of the answer stage's context (counted with the model's tokenizer)."""
-    answer_max_tokens: int = 80
-    """Tokens of the written answer (one sentence and its tags: small models ramble otherwise)."""
-    answer_style: str = "plain"
-    """short: a few words and a tag under a schema (the program writes the sentence); sentence: one
-    streamed sentence with tags (agent/answer.py)."""
-    premise_check: bool = True
-    """Before answering, check that the notes hold what the question rests on (agent/premise.py: a stated
-    age, the things it names); where they do not, the answer is "not in your history"."""
     fallback_notes: int = 3
     """When the controller saved nothing, keep this many top results of the first search as notes."""
     judge: str = "auto"
@@ -112,13 +102,16 @@ class Agent:
         system = (
             prompts.ONESHOT_SYSTEM if getattr(self.controller, "name", "") == "oneshot" else prompts.SYSTEM
         )
+        asked = understand(question, now, tz, self.engine.language())
         return Run(
             question=question,
             now=now,
             tz=tz,
-            kind=classify(question),
+            asked=asked,
             head=prompts.header(question, now),
-            session=self.engine.session(self.options.with_(person=about_person(question))),
+            session=self.engine.session(
+                self.options.with_(person=about_person(question, asked.pack.first_person))
+            ),
             backend=self.backend,
             system=system,
             top_k=self.options.top_k,
@@ -142,13 +135,7 @@ class Agent:
         now = run.now
         t0 = time.perf_counter()
         self._loop(run)
-        out = answer(
-            run,
-            self._budget(),
-            self.config.answer_max_tokens,
-            self.config.answer_style,
-            self.config.premise_check,
-        )
+        out = answer(run)
         total = time.perf_counter() - t0
         return AgentResult(
             question=question,
@@ -168,17 +155,10 @@ class Agent:
                 "other_seconds": max(total - run.search_seconds - run.usage.seconds, 0.0),
             },
             abstained=out.abstained,
-            kind=run.kind.kind,
+            kind=run.asked.kind,
             tags=run.tags.mapping(),
             computed=out.computed,
         )
-
-    def _budget(self) -> int:
-        n_ctx = getattr(self.backend, "n_ctx", None)
-        budget = self.config.answer_tokens
-        if isinstance(n_ctx, int) and n_ctx > 0:
-            budget = min(budget, max(n_ctx - self.config.answer_max_tokens - 400, 200))
-        return budget
 
     # ---- stage 1 (subclasses such as the Raw-RAG agent replace it) ------------------------------
     def _loop(self, run: Run) -> None:

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from ..index.said import ASSISTANT_STYLE
 from ..types import Block
-from .render import Tags, day_label, name, neutralise
+from .render import day_label, name, neutralise
 
 SYSTEM = """\
 You help a user find facts in their own old chats. The program searches; you fill in the JSON or \
@@ -24,38 +24,6 @@ ONESHOT_SYSTEM = (
 Actions (the program runs them): search_chatrecord (search by keywords, optional date range; \
 sessions returned before are excluded), take_note (save results of the last search), finish_search."""
 )
-
-NO_HISTORY_ANSWER = "That is not in your history: I found nothing about it in your chats."
-
-
-PREMISE_SCHEMA = {
-    "type": "object",
-    "properties": {"mentioned": {"type": "string", "enum": ["yes", "no"]}},
-    "required": ["mentioned"],
-    "additionalProperties": False,
-}
-
-
-def premise_prompt(shown: list[str], thing: str) -> str:
-    """The premise check's yes/no: do these sentences (neutralised) mention `thing` itself?"""
-    body = "\n".join(f"- {s}" for s in shown)
-    return (
-        f"Sentences from the person's chats:\n<<<DATA\n{body}\nDATA>>>\n\n"
-        f'Do these sentences talk about "{thing}" (the same thing, perhaps in other words)? '
-        "A different thing of the same kind is a no.\n"
-        'Reply as JSON: {"mentioned": "yes"} or {"mentioned": "no"}.'
-    )
-
-
-def no_such_thing(thing: str) -> str:
-    """The answer when the premise check finds the question's `thing` nowhere in the notes."""
-    return f'That is not in your history: nothing I found in your chats mentions "{thing}".'
-
-
-def no_age(who: str) -> str:
-    """The answer when the age check finds no age stated for `who` (agent/ages.py)."""
-    whose = "how old you are" if who == "I" else f"how old {who} is"
-    return f"That is not in your history: nothing I found in your chats says {whose}."
 
 
 def header(question: str, now: datetime) -> str:
@@ -123,85 +91,19 @@ def next_prompt(head: str, history: list[str], left: int, dates: bool) -> str:
     )
 
 
-def _question(head: str) -> str:
-    return next((line for line in head.splitlines() if line.startswith("Question: ")), "")
-
-
-def answer_prompt(head: str, context: str, newest_first: bool) -> str:
-    """The answer call: the budgeted context, the question again (small models need it right before
-    they answer), then one short sentence with tags."""
-    order = "newest session first" if newest_first else "oldest session first"
+def suggest_prompt(question: str, said: list[str]) -> str:
+    """A suggestion drawn from what the person said they like, have or want (each neutralised)."""
+    body = "\n".join(f"- {neutralise(s, 200, one_line=True)}" for s in said) or "- (nothing found)"
     return (
-        head + f"Notes from the user's chats ({order}):\n<<<DATA\n{context}\nDATA>>>\n\n"
-        f"{_question(head)}\nAnswer it in one short sentence from the notes, then cite the tag of each "
-        "turn you used, like [S1 T2]."
+        f"Request: {neutralise(question, 600, one_line=True)}\n\n"
+        f"What the person said in their chats:\n<<<DATA\n{body}\nDATA>>>\n\n"
+        "Answer the request in one or two short sentences, fitting it to what the person said."
     )
 
 
-def _without_today(head: str) -> str:
-    """The run's header without its "Today:" line: a small model copies today's date as the answer to
-    "when" (measured on the demo); the program does all arithmetic with today's date itself."""
-    return "".join(line + "\n" for line in head.splitlines() if not line.startswith("Today: "))
-
-
-def short_answer_prompt(head: str, context: str, newest_first: bool) -> str:
-    """The short answer call: the budgeted context, the question again, then a few words and a tag."""
-    latest = " If the notes disagree, the newest session is right." if newest_first else ""
-    order = "newest session first" if newest_first else "oldest session first"
-    head = _without_today(head)
-    return (
-        head + f"\nNotes from the user's chats ({order}):\n<<<DATA\n{context}\nDATA>>>\n\n"
-        f"{_question(head)}\nAnswer every part of the question in a few words, copying the names, "
-        f"numbers, dates or places it asks for from the turn that states them. First give that turn's "
-        f"tag.{latest}\n"
-        'Reply as JSON: {"tag": ..., "answer": ...} with that turn\'s tag as shown in the notes and '
-        "the few words."
-    )
-
-
-def short_answer_schema(labels: list[str]) -> dict:
-    """The short answer's reply: a few words and one of the context's tags."""
-    return {
-        "type": "object",
-        "properties": {
-            "tag": {"type": "string", "enum": labels},
-            "answer": {"type": "string", "maxLength": 120},
-        },
-        "required": ["tag", "answer"],
-        "additionalProperties": False,
-    }
-
-
-def extract_prompt(head: str, context: str, instruction: str) -> str:
-    """The aggregation call: items with tags under a schema; the program computes the answer."""
-    return (
-        head + f"Notes from the user's chats:\n<<<DATA\n{context}\nDATA>>>\n\n{_question(head)}\n"
-        f"{instruction} Use only items written in the notes; an empty list if there are none.\n"
-        'Reply as JSON: {"items": [...]}, each item with "tag" (the tag of its turn, as shown in the '
-        'notes), "item" (a few words from the notes naming it) and "value".'
-    )
-
-
-def plain_turn(speaker: str, text: str) -> str:
-    """One turn of a tag-free answer context: speaker (unless the text carries its own labels), text."""
-    return f"- {_who(speaker, text)}{neutralise(text)}"
-
-
-def plain_answer_prompt(head: str, context: str, newest_first: bool) -> str:
-    """The plain answer call: excerpts without tags, the question, one short sentence back."""
-    head = _without_today(head)
-    order = "newest first" if newest_first else "oldest first"
-    latest = " If the excerpts disagree, the newest chat is right." if newest_first else ""
-    return (
-        head + f"\nExcerpts of the user's chats ({order}):\n<<<DATA\n{context}\nDATA>>>\n\n"
-        f"{_question(head)}\nAnswer it in one short sentence, using only the excerpts.{latest}"
-    )
-
-
-def tagged_turn(tags: Tags, session_id: str, turn: int, speaker: str, text: str) -> str:
-    """One turn of the answer context: tag, speaker (unless the text carries its own User:/Assistant:
-    labels), neutralised text."""
-    return f"{tags.tag(session_id, turn)} {_who(speaker, text)}{neutralise(text)}"
+def turn_text(speaker: str, text: str) -> str:
+    """One turn's speaker (unless the text carries its own User:/Assistant: labels) and neutralised text."""
+    return f"{_who(speaker, text)}{neutralise(text)}"
 
 
 def _who(speaker: str, text: str) -> str:

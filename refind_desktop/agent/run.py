@@ -15,10 +15,10 @@ from ..llm.base import ChatMessage, Completion, LLMBackend, Usage
 from ..llm.schema import extract_json, validate
 from ..search.engine import SearchSession
 from ..types import Block
-from .classify import QuestionKind
 from .events import (
     TRAJECTORY_TYPES,
     AgentCancelled,
+    AnswerTokenEvent,
     Event,
     FinishEvent,
     Note,
@@ -27,6 +27,7 @@ from .events import (
     SearchEvent,
 )
 from .keywords import query_key
+from .question import Question
 from .render import Tags
 
 
@@ -46,7 +47,8 @@ class Run:
     question: str
     now: datetime
     tz: tzinfo
-    kind: QuestionKind
+    asked: Question
+    """The question as the program understands it (agent/question.py)."""
     head: str
     session: SearchSession
     backend: LLMBackend
@@ -190,6 +192,28 @@ class Run:
                 "seconds": round(spent, 3),
             }
         )
+
+    def stream(self, stage: str, prompt: str, max_tokens: int) -> str:
+        """One free-text call, streamed (each piece an AnswerTokenEvent) when the back end can."""
+        messages = self.messages(prompt)
+        if not getattr(self.backend, "can_stream", False):
+            text = self.call(stage, messages, None, max_tokens).text
+            self.emit(AnswerTokenEvent(text))
+            return text.strip()
+        self.check_cancel()
+        t0 = time.perf_counter()
+        pieces: list[str] = []
+        final: Completion | None = None
+        for item in self.backend.stream(messages, max_tokens=max_tokens):
+            if isinstance(item, Completion):
+                final = item
+                continue
+            pieces.append(item)
+            self.emit(AnswerTokenEvent(item))
+            self.check_cancel()
+        final = final or Completion("".join(pieces))
+        self.account(stage, final, time.perf_counter() - t0)
+        return ("".join(pieces) or final.text).strip()
 
     def messages(self, text: str) -> list[ChatMessage]:
         """The run's system prompt and one user message."""

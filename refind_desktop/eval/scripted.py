@@ -1,9 +1,8 @@
 """`--backend scripted` / `--judge scripted`: deterministic model stand-ins that run the harness offline.
 
 The controller searches the question's content words, keeps every result and finishes after one
-search; the answer is the noted line that shares most words with the question (its words and tag for the
-short answer); the judge marks an
-answer CORRECT when it contains the gold answer. Useful for tests and dry runs, not as a baseline.
+search; a reading call finds, in each passage, the turn that shares most words with the question and
+copies its first words; the judge marks an answer CORRECT when it contains the gold answer. Useful for tests and dry runs, not as a baseline.
 """
 
 from __future__ import annotations
@@ -56,13 +55,28 @@ def _controller_reply(messages: list[ChatMessage], schema: dict) -> dict:
     return reply
 
 
-def _short_reply(messages: list[ChatMessage], schema: dict) -> dict:
-    """The short answer: the best line's words and its tag."""
-    line = _answer_reply(messages)
-    found = re.match(r"\[(S\d+ T\d+)\]\s*(.*)", line)
-    enum = schema["properties"]["tag"].get("enum") or [""]
-    tag = found.group(1) if found and found.group(1) in enum else enum[0]
-    return {"answer": (found.group(2) if found else line)[:120], "tag": tag}
+_TURN = re.compile(r"^\[(T\d+)\] (?:\S+ \S+ )?(.*)$", re.MULTILINE)
+
+
+def _reading_reply(messages: list[ChatMessage], schema: dict) -> dict:
+    """A reading: the excerpt's turn sharing most words with the question (at least two), its first
+    twelve words copied; nothing found otherwise."""
+    question = set(_content_words(_question(messages)))
+    best, best_score = None, 1
+    for label, line in _TURN.findall(messages[-1].content):
+        score = len(question & set(_content_words(line)))
+        if score > best_score:
+            best, best_score = (label, line), score
+    if best is None:
+        return {"found": False, "items": []}
+    props = schema["properties"]["items"]["items"]["properties"]
+    body = best[1].split(": ", 1)[-1]
+    item: dict = {"turn": best[0], "words": " ".join(body.split()[:12])[:100]}
+    if "value" in props:
+        item["value"] = None
+    if "when" in props:
+        item["when"] = None
+    return {"found": True, "items": [item]}
 
 
 def _answer_reply(messages: list[ChatMessage]) -> str:
@@ -81,8 +95,8 @@ def offline_backend() -> ScriptedBackend:
     """The scripted controller + answer model."""
 
     def respond(messages: list[ChatMessage], schema: dict | None):
-        if schema is not None and {"answer", "tag"} <= set(schema.get("properties", {})):
-            return _short_reply(messages, schema)
+        if schema is not None and "found" in schema.get("properties", {}):
+            return _reading_reply(messages, schema)
         return _controller_reply(messages, schema) if schema is not None else _answer_reply(messages)
 
     return ScriptedBackend(responder=respond, name="scripted-offline", can_stream=False)

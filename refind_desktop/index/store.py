@@ -332,6 +332,16 @@ class TurnIndex:
         """Number of live turn documents."""
         return self.searcher().num_docs
 
+    def sample_texts(self, n: int) -> list[str]:
+        """The text of up to `n` turns, taken evenly across the index (a language sample)."""
+        searcher = self.searcher()
+        total = searcher.num_docs
+        if not total:
+            return []
+        hits = searcher.search(tantivy.Query.all_query(), min(total, max(n * 4, n))).hits
+        step = max(1, len(hits) // n)
+        return [str(searcher.doc(addr).get_first("text") or "") for _, addr in hits[::step][:n]]
+
     def text_query(self, keywords: str, own_words: bool = False) -> tantivy.Query | None:
         """BM25 query over turn text (and the CJK bigram field for the query's CJK runs); None when no
         searchable term remains. A query without CJK characters is exactly the word query.

@@ -93,8 +93,8 @@ class ScriptedBackend:
             raise reply
         data: Any = None
         text = json.dumps(reply) if isinstance(reply, dict | list) else str(reply)
-        if schema is not None and stage_of(schema) == "answer" and not text.lstrip().startswith("{"):
-            text = json.dumps(_short_answer(text, schema))
+        if schema is not None and stage_of(schema) == "read" and not text.lstrip().startswith("{"):
+            text = json.dumps(_reading(text, schema, messages[-1].content))
         cut = self.count_tokens(text) > max_tokens  # cut where a real model stops: at max_tokens
         if cut:
             text = text[: 4 * max_tokens]
@@ -123,16 +123,32 @@ class ScriptedBackend:
         yield Completion(text=text, usage=self._usage(messages, text))
 
 
-_TAG = re.compile(r"\[(S\d+ T\d+)\]")
+_LABEL = re.compile(r"^\[(T\d+)\] (.*)$", re.MULTILINE)
+_WORDS = re.compile(r"\w+", re.UNICODE)
 
 
-def _short_answer(sentence: str, schema: dict) -> dict:
-    """A test answer handler's sentence ("Rex [S2 T0]") as the short-answer schema's reply: its words
-    and its first tag (the schema's first tag when it names none)."""
-    tags = _TAG.findall(sentence)
-    enum = schema["properties"]["tag"].get("enum") or [""]
-    words = " ".join(_TAG.sub(" ", sentence).split()).strip(" .;")[:120]
-    return {"answer": words, "tag": tags[0] if tags and tags[0] in enum else enum[0]}
+def _reading(answer: str, schema: dict, prompt: str) -> dict:
+    """A test handler's answer text as a reading reply: found (unless it is empty or says "not in your
+    history"), one item citing the excerpt's turn that shares most words with it (the schema's first
+    turn when none does); a number in it is the item's value, its "when" is null."""
+    words = " ".join(answer.split()).strip(" .")
+    if not words or "not in your history" in words.lower():
+        return {"found": False, "items": []}
+    item_schema = schema["properties"]["items"]["items"]["properties"]
+    enum = item_schema["turn"]["enum"]
+    mine = {w.lower() for w in _WORDS.findall(words)}
+    best, turn = 0, enum[0]
+    for label, line in _LABEL.findall(prompt):
+        shared = len(mine & {w.lower() for w in _WORDS.findall(line)})
+        if label in enum and shared > best:
+            best, turn = shared, label
+    item: dict = {"turn": turn, "words": words[:100]}
+    if "value" in item_schema:
+        number = re.search(r"\d+(?:\.\d+)?", words)
+        item["value"] = float(number.group(0)) if number else None
+    if "when" in item_schema:
+        item["when"] = None
+    return {"found": True, "items": [item]}
 
 
 def stage_of(schema: dict | None) -> str:
@@ -142,12 +158,8 @@ def stage_of(schema: dict | None) -> str:
     props = set(schema.get("properties", {}))
     if "relevant" in props:
         return "relevance"
-    if "mentioned" in props:
-        return "premise"
-    if "items" in props:
-        return "extract"
-    if "answer" in props and "tag" in props:
-        return "answer"
+    if "found" in props:
+        return "read"
     if "answer" in props:
         return "judge"
     if "indices" in props:

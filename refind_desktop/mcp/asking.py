@@ -41,7 +41,7 @@ def scripted_from_file(path: Path) -> Any:
     """TEST ONLY: a ScriptedBackend answering by agent step from a JSON script.
 
     Keys: "query", "next" (replies), "judge_yes_if" (a judge says yes when the record contains this text),
-    "answer" (text), "delay" (seconds each call sleeps: lets a test cancel mid-run), "calls_log" (a file
+    "answer" (text: read from the passage whose turn holds its words), "delay" (seconds each call sleeps: lets a test cancel mid-run), "calls_log" (a file
     that gets one line per model call, so a test can see when the run stopped).
     """
     from ..llm.scripted import ScriptedBackend, stage_of
@@ -67,6 +67,8 @@ def scripted_from_file(path: Path) -> Any:
             return {"answer": "yes" if needle and needle in messages[-1].content else "no"}
         if stage == "choose":
             return {"indices": [1]}
+        if stage == "read":  # the answer text is the reading of the passage that holds it
+            return script.get("read", script.get("answer"))
         return script[stage]
 
     return ScriptedBackend(respond, name="scripted")

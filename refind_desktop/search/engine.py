@@ -10,6 +10,7 @@ import tantivy
 
 from ..index.catalog import Catalog
 from ..index.store import TurnIndex, clean_query
+from ..lang import detect_many
 from ..types import Block
 from .querywords import about_person, content_words
 
@@ -238,10 +239,23 @@ class SearchEngine:
         self.catalog = catalog
         self.tz = tz
         self.as_of = as_of
+        self._language: tuple[int, str | None] = (-1, None)
+
+    def language(self) -> str | None:
+        """The archive's main language (ISO 639-1, by `lang.detect_many` over a sample of turns), or None
+        when it cannot tell; read again once the archive has doubled."""
+        turns = self.index.num_turns()
+        seen, lang = self._language
+        if seen < 0 or turns > 2 * seen:
+            lang = detect_many(self.index.sample_texts(40))
+            self._language = (turns, lang)
+        return lang
 
     def bounded(self, as_of: datetime | None) -> SearchEngine:
         """The same engine seeing only the turns dated at or before `as_of` (None: no bound)."""
-        return SearchEngine(self.index, self.catalog, self.tz, as_of)
+        bounded = SearchEngine(self.index, self.catalog, self.tz, as_of)
+        bounded._language = self._language
+        return bounded
 
     def visible(self, when: datetime | None) -> bool:
         """Whether a turn dated `when` exists under the engine's `as_of` bound."""

@@ -2,41 +2,32 @@
 
 The index keeps Lucene's short English stop list (so phrases and exact text stay searchable); at
 query time a question like "How many times did I ... my ...?" would otherwise rank turns by "how",
-"many", "did", "i" and "my", which at archive scale match thousands of turns. The list is the
-standard NLTK English stop list (function words only: no noun, verb or adjective with content).
+"many", "did", "i" and "my", which at archive scale match thousands of turns. The words come from the
+language pack (refind_desktop/lang: the NLTK stop lists, function words only); English by default.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from ..index.store import clean_query
+from ..lang import pack_for
 
-FUNCTION_WORDS = frozenset(
-    """
-    i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she
-    her hers herself it its itself they them their theirs themselves what which who whom this that
-    these those am is are was were be been being have has had having do does did doing a an the and
-    but if or because as until while of at by for with about against between into through during
-    before after above below to from up down in out on off over under again further then once here
-    there when where why how all any both each few more most other some such no nor not only own
-    same so than too very s t can will just don should now d ll m o re ve y ain aren couldn didn
-    doesn hadn hasn haven isn ma mightn mustn needn shan shouldn wasn weren won wouldn many much
-    """.split()
-)
-"""NLTK's English stop words (apostrophes split off, as the query cleaner does) plus the quantifiers
-"many" and "much" of "how many" / "how much"."""
+FUNCTION_WORDS = pack_for("en").function_words
+"""The English function words (the default)."""
 
 
-def content_words(words: list[str]) -> list[str]:
+def content_words(words: list[str], function_words: Collection[str] = FUNCTION_WORDS) -> list[str]:
     """The words that are not generic function words; all of them when nothing else is left."""
-    kept = [w for w in words if w not in FUNCTION_WORDS]
+    kept = [w for w in words if w not in function_words]
     return kept or words
 
 
-FIRST_PERSON = frozenset("i me my mine myself".split())
+FIRST_PERSON = pack_for("en").first_person
 """The words that make a question about the person who asks it ("when did I ...", "my flight")."""
 
 
-def about_person(text: str) -> bool:
-    """Whether `text` speaks in the first person (one of `FIRST_PERSON` among its words as the index
+def about_person(text: str, first_person: Collection[str] = FIRST_PERSON) -> bool:
+    """Whether `text` speaks in the first person (one of `first_person` among its words as the index
     reads a query, `clean_query`)."""
-    return not FIRST_PERSON.isdisjoint(clean_query(text).split())
+    return not set(first_person).isdisjoint(clean_query(text).split())

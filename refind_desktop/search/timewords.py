@@ -31,65 +31,18 @@ import calendar
 import re
 from datetime import date, datetime, timedelta, tzinfo
 
+from ..lang import Pack, pack_for
+
 Range = tuple[date, date]
 
-_NUMBERS = {
-    w: i
-    for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve".split(), start=0
-    )
-}
-_NUMBERS |= {"a": 1, "an": 1, "a couple of": 2, "couple of": 2, "a few": 3, "few": 3, "couple": 2}
-_NUM = (
-    r"(?P<n>\d{1,3}|a couple of|couple of|a few|few|couple|an|a|"
-    + "|".join(w for w in _NUMBERS if " " not in w and w not in ("a", "an", "few", "couple"))
-    + ")"
-)
-_UNIT = r"(?P<unit>day|week|month|year)s?"
-_WEEKDAYS = {d.lower(): i for i, d in enumerate(calendar.day_name)}
-_MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
-_MONTHS |= {m.lower(): i for i, m in enumerate(calendar.month_abbr) if m and m.lower() != "may"}
-_MONTH = r"(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
-_WEEKDAY = r"(?P<weekday>" + "|".join(_WEEKDAYS) + r")"
 
-_DISTANCE = re.compile(
-    r"\bhow (many|much) (days?|weeks?|months?|years?|time)\b[^?.!]*\bago\b|\bhow long ago\b"
-)
-_RULES: list[tuple[str, re.Pattern[str]]] = [
-    ("before_yesterday", re.compile(r"\bthe day before yesterday\b")),
-    ("yesterday", re.compile(r"\byesterday\b")),
-    ("today", re.compile(r"\btoday\b|\bthis (morning|afternoon|evening)\b|\btonight\b")),
-    ("ago", re.compile(rf"\b{_NUM} {_UNIT} ago\b")),
-    ("rolling", re.compile(rf"\b(in|over|during|within|for) the (last|past) (?:{_NUM} )?{_UNIT}\b")),
-    ("last_weekend", re.compile(r"\blast weekend\b")),
-    (
-        "last_unit",
-        re.compile(
-            r"\b(?<!the )(last|previous) (?P<unit>week|month|year)\b|\bthe previous (?P<unit2>week|month|year)\b"
-        ),
-    ),
-    ("this_unit", re.compile(r"\bthis (?P<unit>week|month|year)\b")),
-    (
-        "weekday",
-        re.compile(rf"\b(last|on|this past|past) {_WEEKDAY}\b(?! (mornings|afternoons|evenings|nights)\b)"),
-    ),
-    ("month_day", re.compile(rf"\b{_MONTH} (?P<day>\d{{1,2}})(st|nd|rd|th)?\b(?!,? ?\d{{4}})")),
-    (
-        "month",
-        re.compile(
-            rf"\b(?P<lead>in|during|since|early|late|mid|last|of|through) (early |late |mid-?)?{_MONTH}(?: (?P<year>(19|20)\d\d))?\b"
-        ),
-    ),
-    ("month", re.compile(rf"\b(?P<lead>and|or) (?!may\b){_MONTH}(?: (?P<year>(19|20)\d\d))?\b")),
-    ("month_year", re.compile(rf"\b{_MONTH},? (?P<year>(19|20)\d\d)\b")),
-    ("year", re.compile(r"\b(in|during|since) (?P<year>(19|20)\d\d)\b")),
-]
-
-
-def _count(text: str | None) -> int:
+def _count(text: str | None, pack: Pack) -> int:
     if not text:
         return 1
-    return int(text) if text.isdigit() else _NUMBERS[text]
+    words = text.split()
+    if len(words) > 1:  # "a couple of", "a few", "ein paar": the number word among them
+        return next((pack.number(w) for w in reversed(words) if pack.number(w) not in (None, 1)), 1)
+    return pack.number(text) or 1
 
 
 def _month_range(year: int, month: int) -> Range:
@@ -111,8 +64,9 @@ def _latest_month(today: date, month: int) -> int:
     return today.year if month <= today.month else today.year - 1
 
 
-def _rule(kind: str, m: re.Match[str], today: date) -> Range | None:
-    g = m.groupdict()
+def _rule(kind: str, m: re.Match[str], today: date, pack: Pack) -> Range | None:
+    g = {k: (v.lower() if isinstance(v, str) else v) for k, v in m.groupdict().items()}
+    unit = pack.units.get(g.get("unit") or "", g.get("unit") or "").removesuffix("s")
     if kind == "before_yesterday":
         d = today - timedelta(days=2)
         return d, d
@@ -122,7 +76,7 @@ def _rule(kind: str, m: re.Match[str], today: date) -> Range | None:
     if kind == "today":
         return today, today
     if kind == "ago":
-        n, unit = _count(g["n"]), g["unit"]
+        n = _count(g["n"], pack)
         if unit == "day":
             d = today - timedelta(days=n)
             return d, d
@@ -132,7 +86,7 @@ def _rule(kind: str, m: re.Match[str], today: date) -> Range | None:
             return _month_range(*_shift_month(today.year, today.month, n))
         return date(today.year - n, 1, 1), date(today.year - n, 12, 31)
     if kind == "rolling":
-        n, unit = _count(g.get("n")), g["unit"]
+        n = _count(g.get("n"), pack)
         if unit == "day":
             start = today - timedelta(days=n)
         elif unit == "week":
@@ -147,7 +101,6 @@ def _rule(kind: str, m: re.Match[str], today: date) -> Range | None:
         monday = today - timedelta(days=today.weekday())
         return monday - timedelta(days=2), monday - timedelta(days=1)
     if kind == "last_unit":
-        unit = g.get("unit") or g.get("unit2")
         if unit == "week":
             monday = today - timedelta(days=today.weekday())
             return monday - timedelta(days=7), monday - timedelta(days=1)
@@ -155,64 +108,74 @@ def _rule(kind: str, m: re.Match[str], today: date) -> Range | None:
             return _month_range(*_shift_month(today.year, today.month, 1))
         return date(today.year - 1, 1, 1), date(today.year - 1, 12, 31)
     if kind == "this_unit":
-        unit = g["unit"]
         if unit == "week":
             return today - timedelta(days=today.weekday()), today
         if unit == "month":
             return today.replace(day=1), today
         return date(today.year, 1, 1), today
     if kind == "weekday":
-        back = (today.weekday() - _WEEKDAYS[g["weekday"]]) % 7 or 7
+        back = (today.weekday() - pack.weekdays[g["weekday"]]) % 7 or 7
         d = today - timedelta(days=back)
         return d, d
     if kind == "month_day":
-        month, day = _MONTHS[g["month"]], int(g["day"])
+        month, day = pack.months[g["month"].rstrip(".")], int(g["day"])
         year = _latest_month(today, month)
         if (month, day) > (today.month, today.day) and month == today.month:
             year -= 1
         d = _safe_date(year, month, day)
         return (d, d) if d.day == day else None
     if kind == "month":
-        month = _MONTHS[g["month"]]
+        month = pack.months[g["month"].rstrip(".")]
         if g.get("year"):
             year = int(g["year"])
-        elif g["lead"] == "last" and month == today.month:
+        elif g["lead"] in _LAST and month == today.month:
             year = today.year - 1
         else:
             year = _latest_month(today, month)
         lo, hi = _month_range(year, month)
-        return (lo, today) if g["lead"] == "since" else (lo, hi)
+        return (lo, today) if g["lead"] in _SINCE else (lo, hi)
     if kind == "month_year":
-        return _month_range(int(g["year"]), _MONTHS[g["month"]])
+        return _month_range(int(g["year"]), pack.months[g["month"].rstrip(".")])
     if kind == "year":
         year = int(g["year"])
         lo, hi = date(year, 1, 1), date(year, 12, 31)
-        return (lo, today) if m.group(1) == "since" else (lo, hi)
+        return (lo, today) if g.get("lead") in _SINCE else (lo, hi)
     return None
+
+
+_SINCE = frozenset({"since", "seit"})
+"""Leads of a range that runs on to today ("since March", "seit März")."""
+_LAST = frozenset({"last", "letzten"})
+"""Leads of "the last such month" ("last May")."""
 
 
 def _safe_date(year: int, month: int, day: int) -> date:
     return date(year, month, min(day, calendar.monthrange(year, month)[1]))
 
 
-def resolve(question: str, now: datetime | date, tz: tzinfo | None = None) -> Range | None:
+def resolve(
+    question: str, now: datetime | date, tz: tzinfo | None = None, pack: Pack | None = None
+) -> Range | None:
     """The inclusive date range the question's relative time words name, or None.
 
-    `now` is the question's date (a datetime is read in `tz`, default its own zone; a date as is).
+    `now` is the question's date (a datetime is read in `tz`, default its own zone; a date as is);
+    `pack` the question's language (English by default).
     """
+    pack = pack or pack_for("en")
     if isinstance(now, datetime):
         today = (now.astimezone(tz) if tz is not None and now.tzinfo else now).date()
     else:
         today = now
     text = " ".join(question.lower().replace("’", "'").split())
-    text = _DISTANCE.sub(" ", text)
+    if pack.time_distance is not None:
+        text = pack.time_distance.sub(" ", text)
     found: list[Range] = []
     taken: list[tuple[int, int]] = []
-    for kind, pattern in _RULES:
+    for kind, pattern in pack.time_rules:
         for m in pattern.finditer(text):
             if any(a < m.end() and m.start() < b for a, b in taken):
                 continue  # already read by an earlier, more specific rule
-            r = _rule(kind, m, today)
+            r = _rule(kind, m, today, pack)
             if r is None:
                 continue
             taken.append(m.span())
@@ -224,10 +187,12 @@ def resolve(question: str, now: datetime | date, tz: tzinfo | None = None) -> Ra
     return (lo, hi) if lo <= hi else None
 
 
-def mention_range(question: str, now: datetime | date, tz: tzinfo | None = None) -> Range | None:
+def mention_range(
+    question: str, now: datetime | date, tz: tzinfo | None = None, pack: Pack | None = None
+) -> Range | None:
     """The dates of the conversations that can tell of the question's event: from the first day of
     its time words' range to the question's day (None without time words)."""
-    span = resolve(question, now, tz)
+    span = resolve(question, now, tz, pack)
     if span is None:
         return None
     if isinstance(now, datetime):

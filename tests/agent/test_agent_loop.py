@@ -3,30 +3,26 @@
 from __future__ import annotations
 
 import json
-import re
 import threading
 from datetime import date
 
 import pytest
-from helpers.agent import ARCHIVE, by_stage, day, session, stage_of
+from helpers.agent import ARCHIVE, by_stage, day, stage_of
 
 from refind_desktop.agent import (
     Agent,
     AgentCancelled,
     AgentConfig,
     AnswerEvent,
-    AnswerTokenEvent,
     DateHint,
     NoteEvent,
     RetryEvent,
     SearchEvent,
 )
 from refind_desktop.agent.keywords import query_key, search_words
-from refind_desktop.agent.prompts import NO_HISTORY_ANSWER
 from refind_desktop.errors import (
     BackendError,
     BackendUnavailableError,
-    ContextOverflowError,
     InvalidOutputError,
 )
 from refind_desktop.llm.scripted import ScriptedBackend
@@ -140,7 +136,6 @@ def test_aggregation_questions_search_more_rounds_than_lookups(svc):
         by_stage(
             relevance={"relevant": [1]},
             query=lambda _: {"keywords": next(nexts), "date_from": None, "date_to": None},
-            extract={"items": []},
             answer="x",
         )
     )
@@ -155,162 +150,6 @@ def test_aggregation_questions_search_more_rounds_than_lookups(svc):
     assert len(lookup.searches) == 2  # the first search and its second look, then "found"
 
 
-def add_long_sessions(svc):
-    from helpers.agent import session
-
-    long_text = "The umbrella story goes on and on. " * 400  # ~3,500 tokens in one turn
-    svc.ingestor.apply_sessions(
-        [session(f"s:long{i}", day(1, 2 + i), long_text, long_text) for i in range(4)], "long", "generic"
-    )
-
-
-def test_answer_prompt_stays_within_its_token_budget(svc):
-    add_long_sessions(svc)
-    backend = ScriptedBackend(by_stage(relevance=every_result, answer="fine [S1 T0]"))
-    budget = 600
-    result = Agent(svc.engine, backend, config=small(answer_tokens=budget)).run("umbrella story?", NOW)
-    answer_call = [c for c in backend.calls if c.streamed][0]
-    user = answer_call.messages[-1].content
-    context = user.split("<<<DATA\n", 1)[1].split("\nDATA>>>", 1)[0]
-    assert ScriptedBackend.count_tokens(context) <= budget
-    assert len(result.notes) >= 3  # the notes are complete; only what the answer reads is cut
-
-
-def test_counted_answer_is_computed_by_the_program_and_cites_every_item(svc):
-    def extract(text):
-        # the model names items by the tags it was shown; the program counts and cites them
-        return {
-            "items": [
-                {"tag": "S1 T1", "item": "red umbrella", "value": None},
-                {"tag": "S1 T1", "item": "red umbrella", "value": None},  # a duplicate: counted once
-                {"tag": "S1 T2", "item": "umbrella for 30 euros", "value": None},
-                {"tag": "S1 T2", "item": "Red Umbrella", "value": None},  # the same thing in another turn
-            ]
-        }
-
-    backend = ScriptedBackend(
-        by_stage(relevance={"relevant": [1]}, query={"keywords": ["x"]}, extract=extract)
-    )
-    result = Agent(svc.engine, backend, options=svc.search_options(top_k=1), config=small(max_rounds=1)).run(
-        "How many umbrellas did I buy at the Louvre?", NOW
-    )
-    assert (
-        result.computed
-        and result.answer == "2 umbrellas in total: red umbrella [S1 T1]; umbrella for 30 euros [S1 T2]."
-    )
-    assert result.citations == [("s:paris", 1), ("s:paris", 2)]
-    assert not any(c.streamed for c in backend.calls)  # no free-text answer call was needed
-    extract_schema = [c.schema for c in backend.calls if stage_of(c.schema) == "extract"][0]
-    tag_enum = extract_schema["properties"]["items"]["items"]["properties"]["tag"]["enum"]
-    assert "S1 T1" in tag_enum and all(t.startswith("S1 ") for t in tag_enum)  # only tags it was shown
-
-
-def test_summed_amounts_must_be_written_in_the_cited_turn(svc):
-    backend = ScriptedBackend(
-        by_stage(
-            relevance={"relevant": [1]},
-            extract={
-                "items": [
-                    {"tag": "S1 T2", "item": "umbrella", "value": 30},
-                    {"tag": "S1 T3", "item": "soup", "value": 999},  # 999 is not in that turn: dropped
-                ]
-            },
-        )
-    )
-    result = Agent(svc.engine, backend, options=svc.search_options(top_k=1), config=small(max_rounds=1)).run(
-        "How much did I spend on the umbrella in total?", NOW
-    )
-    # the turn says "30 euros": the total is written in euros
-    assert result.answer == "€30 (umbrella [S1 T2])." and result.citations == [("s:paris", 2)]
-
-
-def total_over(svc, chat, items, question):
-    """The answer when the one chat `chat` is found relevant and the model extracts `items` from it."""
-    svc.ingestor.apply_sessions([chat], f"agent-tests-{chat.session_id}", "generic")
-    backend = ScriptedBackend(by_stage(relevance={"relevant": [1]}, extract={"items": items}))
-    agent = Agent(svc.engine, backend, options=svc.search_options(top_k=1), config=small(max_rounds=1))
-    return agent.run(question, NOW)
-
-
-def test_a_total_of_hours_adds_only_numbers_the_cited_turn_holds(svc):
-    drive = session(
-        "s:drive",
-        day(3, 4),
-        "On the road trip I drove 3 hours to Lyon",
-        "The next day I drove 4 hours to Nice",
-    )
-    items = [
-        {"tag": "S1 T0", "item": "Lyon", "value": 3},
-        {"tag": "S1 T1", "item": "Nice", "value": 4},
-        {"tag": "S1 T1", "item": "Nice again", "value": 9},  # no 9 in that turn: not added
-    ]
-    result = total_over(svc, drive, items, "How many hours did I spend driving on the road trip in total?")
-    assert result.answer == "7 in total: 3 (Lyon [S1 T0]) + 4 (Nice [S1 T1])."
-
-
-def test_a_money_total_adds_only_money_and_each_amount_of_one_chat_once(svc):
-    gifts = session(
-        "s:gifts",
-        day(3, 2),
-        "After 2 hours of shopping I got my sister a silver necklace for $200",
-        "The spa gift card for her was $100",
-        "I told her the spa gift card was $100 and she loved it",
-    )
-    items = [
-        {"tag": "S1 T0", "item": "necklace", "value": 200},
-        {"tag": "S1 T0", "item": "shopping", "value": 2},  # "2 hours" is in the turn but is no money
-        {"tag": "S1 T1", "item": "gift card", "value": 100},
-        {"tag": "S1 T2", "item": "spa gift card", "value": 100},  # the same $100, said again
-    ]
-    result = total_over(svc, gifts, items, "How much did I spend on gifts for my sister?")
-    assert result.answer == "$300 in total: $200 (necklace [S1 T0]) + $100 (gift card [S1 T1])."
-    assert result.citations == [("s:gifts", 0), ("s:gifts", 1)]
-
-
-def test_date_difference_uses_session_dates_not_the_model(svc):
-    backend = ScriptedBackend(
-        by_stage(
-            relevance={"relevant": [1]},
-            query={"keywords": ["bike"], "date_from": None, "date_to": None},
-            extract=lambda t: {
-                "items": [
-                    {"tag": "S1 T1", "item": "umbrella", "value": None},
-                    {"tag": "S2 T0", "item": "new bike", "value": None},
-                ]
-            },
-        )
-    )
-    # "my Paris umbrella purchase" shares one word of three with any sentence of the notes: the
-    # program cannot tell which sentence tells of it, so the model lists the events
-    result = Agent(svc.engine, backend, options=svc.search_options(top_k=1), config=small(max_rounds=2)).run(
-        "How many days passed between my Paris umbrella purchase and the day I got my Trek?", NOW
-    )
-    # s:paris is 2024-01-10, s:bike 2024-02-20: 41 days, whatever the model would have said
-    assert result.answer.startswith(
-        "41 days: from umbrella on 2024-01-10 [S1 T1] to new bike on 2024-02-20 [S2 T0]"
-    )
-    assert set(result.citations) == {("s:paris", 1), ("s:bike", 0)}
-    assert "extract" in [stage_of(c.schema) for c in backend.calls]
-
-
-def test_the_events_a_question_names_are_found_by_the_program_without_a_model_call(svc):
-    backend = ScriptedBackend(
-        by_stage(
-            relevance={"relevant": [1]}, query={"keywords": ["bike"], "date_from": None, "date_to": None}
-        )
-    )
-    result = Agent(svc.engine, backend, options=svc.search_options(top_k=1), config=small(max_rounds=2)).run(
-        "How many days passed between buying the umbrella at the Louvre and buying my bike?", NOW
-    )
-    assert result.answer == (
-        "41 days: from buying the umbrella at the Louvre on 2024-01-10 [S1 T1] to buying your bike on "
-        "2024-02-20 [S2 T0]."
-    )
-    assert set(result.citations) == {("s:paris", 1), ("s:bike", 0)}
-    # no extraction and no answer call: the scripted back end has no reply for them and would fail
-    assert {stage_of(c.schema) for c in backend.calls} <= {"relevance", "query"}
-
-
 def test_nothing_found_abstains_without_a_model_answer(svc):
     backend = ScriptedBackend(by_stage(query={"keywords": ["zeppelin"], "date_from": None, "date_to": None}))
     events = []
@@ -318,7 +157,7 @@ def test_nothing_found_abstains_without_a_model_answer(svc):
         "when did I ride a zeppelin?", NOW, on_event=events.append
     )
     assert all(s.hits == [] for s in result.searches)
-    assert result.answer == NO_HISTORY_ANSWER and result.abstained and "not in your history" in result.answer
+    assert result.abstained and "not in your history" in result.answer
     assert not any(c.streamed for c in backend.calls)
     assert isinstance(events[-1], AnswerEvent) and events[-1].abstained
 
@@ -342,21 +181,6 @@ def test_invalid_output_is_retried_a_bounded_number_of_times(svc):
     assert [r.attempt for r in retries] == [1, 2, 3] and retries[-1].gave_up
     assert "invalid" in backend.calls[1].messages[-1].content  # the error goes back to the model
     assert [e.how for e in result.trajectory if isinstance(e, NoteEvent)][0] == "kept"
-
-
-def test_context_overflow_shrinks_the_answer_context(svc):
-    add_long_sessions(svc)
-    sizes = []
-
-    def answer(text):
-        sizes.append(len(text))
-        if len(sizes) == 1:
-            raise ContextOverflowError("Requested tokens (9000) exceed context window of 8192")
-        return "30 euros [S1 T2]"
-
-    backend = ScriptedBackend(by_stage(relevance=every_result, answer=answer))
-    result = Agent(svc.engine, backend, config=small(answer_tokens=2000)).run("umbrella story?", NOW)
-    assert result.answer.startswith("30 euros") and len(sizes) == 2 and sizes[1] < sizes[0]
 
 
 def test_first_search_can_return_more_results_than_the_follow_ups(svc):
@@ -492,47 +316,6 @@ def test_date_hint_applies_to_the_first_search_and_falls_back(svc):
     assert b.hits and b.date_from is None and b.keywords == a.keywords
 
 
-def test_streamed_answer_maps_tags_back_to_real_turns(svc):
-    backend = ScriptedBackend(
-        by_stage(
-            relevance={"relevant": [1]},
-            answer="A blue Trek [S1 T0]; also [S1 T7] and [s:bike turn 0] [S5 T0]",
-        )
-    )
-    events = []
-    config = small(answer_style="sentence")
-    result = Agent(svc.engine, backend, config=config).run("which Trek bike?", NOW, on_event=events.append)
-    tokens = "".join(e.text for e in events if isinstance(e, AnswerTokenEvent))
-    assert tokens == result.answer
-    assert result.citations == [("s:bike", 0)]  # S1 T7 is outside the notes, S5 was never handed out
-    assert result.tags["S1"] == "s:bike"
-    prompt = [c for c in backend.calls if c.streamed][0].prompt
-    assert "Today: 2024-03-15 (Friday)" in prompt and "2024-02-20 (Tuesday)" in prompt
-
-
-def test_short_answer_is_a_few_words_and_a_tag_the_program_handed_out(svc):
-    def answer(text):
-        assert "Reply as JSON" in text and "in a few words" in text
-        return {"answer": "a blue Trek.", "tag": "S1 T0"}
-
-    backend = ScriptedBackend(by_stage(relevance={"relevant": [1]}, answer=answer))
-    events = []
-    config = small(answer_style="short")
-    result = Agent(svc.engine, backend, config=config).run("which Trek bike?", NOW, on_event=events.append)
-    assert result.answer == "a blue Trek [S1 T0]." and result.citations == [("s:bike", 0)]
-    call = [c for c in backend.calls if stage_of(c.schema) == "answer"][0]
-    assert not call.streamed and set(call.schema["properties"]["tag"]["enum"]) >= {"S1 T0"}
-    assert "".join(e.text for e in events if isinstance(e, AnswerTokenEvent)) == result.answer
-
-
-def test_a_short_answer_that_says_nothing_is_an_abstention(svc):
-    backend = ScriptedBackend(
-        by_stage(relevance={"relevant": [1]}, answer={"answer": "none", "tag": "S1 T0"})
-    )
-    result = Agent(svc.engine, backend, config=small(answer_style="short")).run("which Trek bike?", NOW)
-    assert result.abstained and "not in your history" in result.answer and result.citations == []
-
-
 def test_oneshot_controller_validates_take_note_indices(svc):
     backend = ScriptedBackend(
         by_stage(
@@ -586,99 +369,6 @@ def test_result_json_shape(svc):
     assert {"prompt_tokens", "completion_tokens", "search_seconds", "model_seconds"} <= set(usage)
 
 
-def test_a_count_the_person_stated_later_updates_an_earlier_one(svc):
-    from helpers.agent import session
-
-    svc.ingestor.apply_sessions(
-        [
-            session("s:kr1", day(1, 5), "I have tried three Korean restaurants in my city so far"),
-            session("s:kr2", day(3, 2), "Update: I've now tried four Korean restaurants in my city"),
-        ],
-        "korean",
-        "generic",
-    )
-
-    def extract(text):  # a small model's items: one unrelated name from each of two sessions
-        tags = list(dict.fromkeys(re.findall(r"\[(S\d+) (T\d+)\]", text)))
-        firsts = list({s: f"{s} {t}" for s, t in reversed(tags)}.values())[:2]
-        assert len(firsts) == 2
-        return {"items": [{"tag": tag, "item": "Impressionist Masters", "value": None} for tag in firsts]}
-
-    backend = ScriptedBackend(by_stage(relevance=every_result, query={"keywords": ["x"]}, extract=extract))
-    result = Agent(svc.engine, backend, config=small(max_rounds=1)).run(
-        "How many Korean restaurants have I tried in my city?", NOW
-    )
-    # the count the person wrote wins over counting the model's items, even across sessions
-    assert result.computed and result.answer.startswith("4 restaurants: you said so on 2024-03-02 [S")
-    assert "Earlier you said 3" in result.answer
-    assert set(result.citations) == {("s:kr1", 0), ("s:kr2", 0)}
-
-
-def test_how_long_ago_is_measured_from_the_date_of_the_turn_the_short_answer_names(svc):
-    backend = ScriptedBackend(
-        by_stage(
-            relevance=every_result,
-            query={"keywords": ["x"]},
-            extract={"items": []},
-            answer={"answer": "bought the Trek", "tag": "S1 T0"},
-        )
-    )
-    result = Agent(svc.engine, backend, config=small(max_rounds=1, answer_style="short")).run(
-        "How many weeks ago did I buy the Trek bike?", NOW
-    )
-    # the bike session is dated 2024-02-20, the question's today is 2024-03-15: 24 days, 3 whole weeks
-    assert result.answer.startswith("3 weeks ago: bought the Trek was on 2024-02-20 [S1 T0]")
-    assert result.citations == [("s:bike", 0)]
-
-
-def test_plain_answer_shows_no_tags_and_the_program_cites_the_turn_holding_its_words(svc):
-    def answer(text):
-        assert "[S1" not in text and "Excerpts" in text and "Today:" not in text
-        return "It is a blue Trek."
-
-    backend = ScriptedBackend(by_stage(relevance={"relevant": [1]}, answer=answer))
-    events = []
-    result = Agent(svc.engine, backend, config=small()).run("which Trek bike?", NOW, on_event=events.append)
-    assert result.answer == "It is a blue Trek. [S1 T0]" and result.citations == [("s:bike", 0)]
-    assert "".join(e.text for e in events if isinstance(e, AnswerTokenEvent)) == result.answer
-
-
-def test_plain_answer_with_no_word_of_any_turn_cites_nothing(svc):
-    backend = ScriptedBackend(by_stage(relevance={"relevant": [1]}, answer="Zebra quantum."))
-    result = Agent(svc.engine, backend, config=small()).run("which Trek bike?", NOW)
-    assert result.answer == "Zebra quantum." and result.citations == []
-
-
-def test_plain_how_long_ago_is_measured_from_the_cited_turn(svc):
-    backend = ScriptedBackend(
-        by_stage(
-            relevance=every_result,
-            query={"keywords": ["x"]},
-            extract={"items": []},
-            answer="a new bike, a blue Trek",
-        )
-    )
-    result = Agent(svc.engine, backend, config=small(max_rounds=1)).run(
-        "How many weeks ago did I buy the Trek bike?", NOW
-    )
-    assert result.answer.startswith("3 weeks ago: a new bike, a blue Trek was on 2024-02-20 [S")
-
-
-def test_one_mention_is_no_count_and_the_written_answer_follows(svc):
-    backend = ScriptedBackend(
-        by_stage(
-            relevance={"relevant": [1]},
-            query={"keywords": ["x"]},
-            extract={"items": [{"tag": "S1 T1", "item": "red umbrella", "value": None}]},
-            answer="A red umbrella at the Louvre shop.",
-        )
-    )
-    result = Agent(svc.engine, backend, options=svc.search_options(top_k=1), config=small(max_rounds=1)).run(
-        "How many umbrellas did I buy at the Louvre?", NOW
-    )
-    assert not result.computed and result.answer.startswith("A red umbrella at the Louvre shop.")
-
-
 def test_time_words_add_one_search_within_the_dates_that_can_tell_of_them(svc):
     from refind_desktop.agent.controllers import SmallController
 
@@ -705,14 +395,14 @@ def test_time_words_add_one_search_within_the_dates_that_can_tell_of_them(svc):
 
 
 def test_a_reply_cut_at_max_tokens_is_asked_again_with_twice_the_room(svc):
-    # measured: the 1.5B model's item list over eleven notes was cut mid-JSON at 260 tokens, and the
-    # retry (the cut reply plus "that was invalid", same room) could only be cut again
+    # a reply cut mid-JSON, retried with the cut reply plus "that was invalid" and the same room,
+    # could only be cut again
     reply = {"items": [{"tag": "S1 T0", "item": "a rather long item name", "value": None}]}
     backend = ScriptedBackend().enqueue(reply, reply)
     schema = {"type": "object", "properties": {"items": {"type": "array"}}, "required": ["items"]}
     run = Agent(svc.engine, backend, config=small()).new_run("How many items?", NOW)
     cut_at = len(json.dumps(reply)) // 4 - 4  # the scripted model stops at 4 characters a token
-    assert run.ask("extract", "List them.", schema, cut_at) == reply
+    assert run.ask("read", "List them.", schema, cut_at) == reply
     first, second = backend.calls
     assert (first.max_tokens, second.max_tokens) == (cut_at, 2 * cut_at)
     assert second.messages == first.messages  # the same question again, not the cut reply

@@ -40,7 +40,7 @@ def test_local_model_answers_an_easy_question(local_backend):
         svc.engine,
         local_backend,
         options=svc.search_options(),
-        config=AgentConfig(controller="small", answer_max_tokens=60),
+        config=AgentConfig(controller="small"),
     ).run("What brand is the bike I bought?", day(3, 15))
     svc.close()
     kinds = [e.type for e in result.trajectory]

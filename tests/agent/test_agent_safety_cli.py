@@ -89,7 +89,7 @@ def test_cli_ask_json(svc, monkeypatch, capsys, tmp_path):
     out = capsys.readouterr()
     assert rc == 0
     data = json.loads(out.out)
-    assert data["answer"] == "A blue Trek. [S1 T0]"
+    assert data["answer"] == "A blue Trek [S1 T0]"
     assert data["citations"] == [{"session_id": "s:bike", "turn": 0}] and data["tags"]["S1"] == "s:bike"
     types = [t["type"] for t in data["trajectory"]]  # the first search, its notes, the second look
     assert types[:3] == ["search", "note", "search"] and types[-1] == "finish"
@@ -109,7 +109,7 @@ def test_cli_ask_shows_evidence_first_then_streams_the_answer(svc, monkeypatch, 
     assert lines[first + 1].startswith("  2024-02-20  s:bike turn ") and "user: " in lines[first + 1]
     assert "bike" in lines[first + 1].split("user: ", 1)[1]
     assert "noted [1]" in out.err and "finished (found)" in out.err
-    assert out.out.startswith("A blue Trek. [S1 T0]") and "sources: [S1 T0] s:bike turn 0" in out.out
+    assert out.out.startswith("A blue Trek [S1 T0]") and "sources: [S1 T0] s:bike turn 0" in out.out
 
 
 def test_cli_ask_dead_back_end_is_an_error_with_what_to_check(svc, monkeypatch, capsys):

@@ -22,13 +22,26 @@ def _examples(prompt: str) -> list[object]:
     raise AssertionError("unbalanced example")
 
 
-def test_the_extraction_prompt_has_no_item_to_copy():
-    # measured: with {"tag": "S1 T2", "item": "...", "value": null} shown, the 1.5B model replied with
-    # exactly that item, so every count, sum and date question fell back to a free sentence
-    text = prompts.extract_prompt(HEAD, "## S1 | 2023-03-01\n[S1 T0] User: I serviced my road bike", "List.")
+def test_the_reading_prompt_shows_the_reply_shape_without_an_item_to_copy():
+    from datetime import UTC, datetime
+
+    from refind_desktop.agent.evidence import Line, Passage
+    from refind_desktop.agent.question import understand
+    from refind_desktop.agent.reading import prompt
+    from refind_desktop.types import TurnView
+
+    when = datetime(2023, 3, 1, 9, 0, tzinfo=UTC)
+    view = TurnView("s", 2, "user", when, "I serviced my road bike")
+    passage = Passage("s", "bikes", when, (Line(view, view.text, True),), 0)
+    q = understand("How many bikes did I service in March?", when, UTC)
+    text = prompt(q, passage)
     (example,) = _examples(text)
-    assert "S1 T2" not in example and '"item"' not in example
-    assert all(word in text for word in ('"tag"', '"item"', '"value"'))
+    assert json.loads(example) == {"found": False, "items": []}  # the "no" reply, nothing to copy
+    assert all(word in text for word in ('"turn"', '"words"', '"value"'))
+    # the question and the task come first (the same for every passage: the model's cache keeps
+    # them), the passage after, then the question again
+    assert text.index("Task:") < text.index("<<<DATA") < text.rindex("Question:")
+    assert "[T2] 2023-03-01 09:00 user: I serviced my road bike" in text
 
 
 def test_the_relevance_prompt_has_no_numbers_to_copy():

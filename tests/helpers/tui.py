@@ -13,13 +13,13 @@ __all__ = ["ANSWER", "LISBON", "SAMPLES", "SHOWN", "responder", "wait_for", "wai
 
 SAMPLES = Path(__file__).resolve().parents[2] / "refind_desktop" / "samples"
 LISBON = "chatgpt:c0ffee00-0000-4000-8000-000000000001"
-ANSWER = "Your flight is TAP Air Portugal TP1351 on 14 May 2025 at 06:40."
-"""What the scripted model writes (the plain answer: it was shown no tags)."""
-SHOWN = ANSWER + " [S1 T2]"
-"""The answer as shown: the program cites the turn that holds its words."""
+ANSWER = {"found": True, "items": [{"turn": "T2", "words": "TAP Air Portugal TP1351", "when": "14 May 2025"}]}
+"""What the scripted model reads in the Lisbon passage: the flight, in turn 2, and its day's words."""
+SHOWN = "14 May 2025: TAP Air Portugal TP1351 [S1 T2]."
+"""The answer as shown: the day the turn names, the words, the program's tag of the turn."""
 
 
-def responder(gate: threading.Event | None = None, answer: str = ANSWER) -> Callable:
+def responder(gate: threading.Event | None = None, answer: str | dict = ANSWER) -> Callable:
     """A model that keeps the results that mention TP1351 (one batched relevance call) and answers.
 
     With `gate`, the first model call waits for it (so a test can cancel a question in flight).
@@ -40,8 +40,6 @@ def responder(gate: threading.Event | None = None, answer: str = ANSWER) -> Call
             }
         if stage == "judge":
             return {"answer": "yes" if "TP1351" in messages[-1].content else "no"}
-        if stage == "premise":
-            return {"mentioned": "yes"}
         if stage == "next":
             return {"action": "finish_search", "keywords": [], "date_from": None, "date_to": None}
         return answer

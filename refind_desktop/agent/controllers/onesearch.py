@@ -18,7 +18,9 @@ class OneSearchController:
     def collect(self, run: Run) -> None:
         """Stage 1: one search."""
         action = model_query(run, 48)
-        blocks = run.search(*(action or (question_keywords(run.question), None, None))) or []
+        blocks = (
+            run.search(*(action or (question_keywords(run.question, pack=run.asked.pack), None, None))) or []
+        )
         if blocks:
             run.note(list(range(1, len(blocks) + 1)), blocks, "all")
         run.finish("one-search", 0)

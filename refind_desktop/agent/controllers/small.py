@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from ...search.timewords import mention_range
 from ...types import Block
 from .. import prompts
-from ..context import focus
+from ..evidence import focus
 from ..keywords import content_words, feedback_keywords, habit_words, search_words
 from ..run import Run
 from ..schemas import relevant_schema
@@ -82,7 +82,7 @@ class SmallController:
 
     def collect(self, run: Run) -> None:
         """Stage 1 (see the class docstring)."""
-        words = search_words(run.question)
+        words = search_words(run.question, run.asked.pack)
         blocks: list[Block] | None = None
         hint = run.date_hint
         first = self.first_k or None
@@ -101,15 +101,19 @@ class SmallController:
             run.note(rest, run.first_blocks, "kept")
         rounds, reason = 1, "rounds"
         if self.second_look and blocks and rounds < self.max_rounds:
-            habit = [w for w in habit_words(run.question) if w not in words] if self.habit_words else []
+            habit = (
+                [w for w in habit_words(run.question, run.asked.pack) if w not in words]
+                if self.habit_words
+                else []
+            )
             depth = (self.wide_look if run.session.large else 0) or first
             found += self.look(run, words + habit, *span, depth, rrf=False)
             rounds += 1
-        window = mention_range(run.question, run.now, run.tz) if self.time_words else None
+        window = mention_range(run.question, run.now, run.tz, run.asked.pack) if self.time_words else None
         if window is not None and span == (None, None):
             found += self.look(run, words, window[0], window[1], first)
         while rounds < self.max_rounds:
-            if found and not run.kind.aggregates:
+            if found and not run.asked.aggregates:
                 reason = "found"
                 break
             run.round += 1
@@ -123,7 +127,7 @@ class SmallController:
                 reason = "repeat"
                 break
             new = self.judge(run, blocks)
-            if run.kind.aggregates and found and not new:
+            if run.asked.aggregates and found and not new:
                 reason = "nothing new"
                 break
             found += new
@@ -144,7 +148,7 @@ class SmallController:
         """One relevance call over all results; the relevant ones become notes. Returns how many."""
         if not blocks:
             return 0
-        words = content_words(run.question)
+        words = content_words(run.question, run.asked.pack)
         lines = []
         for i, b in enumerate(blocks, 1):
             hit = next((t for t in b.turns if t.turn == b.turn), b.turns[0])
@@ -167,7 +171,7 @@ class SmallController:
             action = model_query(run, 48, self.dates)
             if action is not None and not run.repeats(*action):
                 return action
-        words = search_words(run.question)
+        words = search_words(run.question, run.asked.pack)
         if self.rare_words and len(words) > self.rare_words and run.session.large:
             rare = run.session.rarest(words, self.rare_words)
             if rare and not run.repeats(rare):
@@ -175,11 +179,11 @@ class SmallController:
         texts = [t.text for n in run.notes for t in n.block.turns if t.turn in n.block.hit_turns]
         if not texts:
             texts = [t.text for b in run.first_blocks[:3] for t in b.turns if t.turn in b.hit_turns]
-        fed = feedback_keywords(run.question, texts)
+        fed = feedback_keywords(run.question, texts, pack=run.asked.pack)
         if fed and not run.repeats(fed):
             return (fed, None, None)
         used = {w.lower() for k in run.used for w in k}
-        rest = [w for w in content_words(run.question) if w.lower() not in used]
+        rest = [w for w in content_words(run.question, run.asked.pack) if w.lower() not in used]
         if rest and not run.repeats(rest):
             return (rest, None, None)
         return None

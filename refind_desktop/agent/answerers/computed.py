@@ -1,0 +1,117 @@
+"""Answerers the program computes from the items of several passages: count (distinct things), total (amounts
+in one unit), difference (two amounts), span (calendar distance between two days, or from one to the
+question's day), order (by day)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ..dates import distance
+from .base import Answerer, Composed, Found, amount, distinct, number, same_thing
+
+MAX_COUNTED = 100
+"""A number written beside an item counts as that many of it up to this (a larger one is not a count)."""
+
+
+def count(found: Found, run: object) -> Composed | None:
+    """Distinct things; an item the turn gives a number for ("three novels") counts as that many."""
+    items = distinct(found.items)
+    if not items:
+        return None
+    n = sum(
+        int(it.value) if it.value and 1 < it.value <= MAX_COUNTED and it.value == int(it.value) else 1
+        for it in items
+    )
+    listed = ", ".join(found.cite(it) for it in items)
+    return Composed(found.pack.say("count", n=n, items=listed), [it.ref for it in items], computed=True)
+
+
+def _amounts(found: Found):
+    """The items with a number, in the unit most of them are written in, each amount of one chat once."""
+    valued = [it for it in found.items if it.value is not None]
+    if not valued:
+        return [], ""
+    unit = Counter(it.unit for it in valued).most_common(1)[0][0]
+    out, seen = [], set()
+    for it in valued:
+        key = (it.ref[0], it.value)
+        if it.unit != unit or key in seen:
+            continue
+        seen.add(key)
+        out.append(it)
+    return out, unit
+
+
+def total(found: Found, run: object) -> Composed | None:
+    """The amounts added up in the unit most of them share."""
+    items, unit = _amounts(found)
+    if not items:
+        return None
+    value = sum(it.value for it in items)
+    listed = " + ".join(f"{amount(it.value, unit)} {found.cite(it)}" for it in items)
+    text = found.pack.say("total", total=amount(value, unit), items=listed)
+    return Composed(text, [it.ref for it in items], computed=True)
+
+
+def difference(found: Found, run: object) -> Composed | None:
+    """The two first amounts of different things, subtracted."""
+    items, unit = _amounts(found)
+    pair = [items[0]] if items else []
+    for it in items[1:]:
+        if not same_thing(it.words, pair[0].words):
+            pair.append(it)
+            break
+    if len(pair) < 2:
+        return None
+    a, b = pair
+    text = found.pack.say(
+        "difference",
+        diff=amount(abs(a.value - b.value), unit),
+        a=f"{amount(a.value, unit)} {found.cite(a)}",
+        b=f"{amount(b.value, unit)} {found.cite(b)}",
+    )
+    return Composed(text, [a.ref, b.ref], computed=True)
+
+
+def _events(found: Found):
+    """Distinct dated items, in reading order."""
+    return [it for it in distinct(found.items) if found.day(it) is not None]
+
+
+def span(found: Found, run: object) -> Composed | None:
+    """From one event to the question's day ("how long ago"), else between the first two events read."""
+    events = _events(found)
+    q, pack = found.question, found.pack
+    unit = pack.say(q.unit)
+    if q.since_now:
+        if not events:
+            return None
+        first = events[0]
+        n = distance(found.day(first).day, found.now.astimezone(found.tz).date(), q.unit)
+        text = pack.say("span_now", n=number(n), unit=unit, item=found.dated(first))
+        return Composed(text, [first.ref], computed=True)
+    if len(events) < 2:
+        return None
+    a, b = sorted(events[:2], key=lambda it: found.day(it).day)
+    n = distance(found.day(a).day, found.day(b).day, q.unit)
+    listed = pack.say("then").join(found.dated(it) for it in (a, b))
+    return Composed(pack.say("span", n=number(n), unit=unit, items=listed), [a.ref, b.ref], computed=True)
+
+
+def order(found: Found, run: object) -> Composed | None:
+    """The events read, by their days (reading order breaks a tie)."""
+    events = _events(found)
+    if len(events) < 2:
+        return None
+    ranked = sorted(events, key=lambda it: found.day(it).day)
+    listed = found.pack.say("then").join(found.dated(it) for it in ranked)
+    return Composed(found.pack.say("order", items=listed), [it.ref for it in ranked], computed=True)
+
+
+ANSWERERS = (
+    Answerer("count", count, read=10),
+    Answerer("total", total, read=10),
+    Answerer("difference", difference, read=8),
+    Answerer("span", span, read=8),
+    Answerer("order", order, read=8),
+)

@@ -1,0 +1,86 @@
+"""Dates the program computes with: an event's day from the words a turn uses for it ("yesterday",
+"on January 10th", "vor drei Wochen"), read by dateparser against the turn's own time; calendar
+distances between days; days written in the question's language."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from datetime import date, datetime, tzinfo
+
+from ..lang import Pack
+
+_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Day:
+    """A day the program dates something by, and how precisely it is known."""
+
+    day: date
+    period: str = "day"
+    """day, week, month or year: "in March" names a month, "yesterday" a day."""
+
+
+def local_day(when: datetime | None, tz: tzinfo) -> date | None:
+    """The day of a time in the user's zone (a naive time is taken as UTC)."""
+    if when is None:
+        return None
+    if when.tzinfo is None:
+        return when.date()
+    return when.astimezone(tz).date()
+
+
+def event_day(words: str, said: datetime | None, tz: tzinfo, languages: tuple[str, ...]) -> Day | None:
+    """The day `words` (a turn's own words for when something happened or will happen) name, read
+    against the turn's time `said` (a bare weekday or month is the last one before it); None when they
+    name no day. Words dateparser cannot read whole are searched for a date inside them ("am 10.
+    Januar")."""
+    from dateparser.date import DateDataParser  # deferred: loads its language data on first use
+    from dateparser.search import search_dates
+
+    words = " ".join(str(words or "").split())[:80]
+    if not words or said is None:
+        return None
+    base = said.astimezone(tz).replace(tzinfo=None) if said.tzinfo else said
+    langs = list(dict.fromkeys(languages))
+    settings = {"RELATIVE_BASE": base, "PREFER_DATES_FROM": "past", "RETURN_TIME_AS_PERIOD": True}
+    with _lock:
+        try:
+            data = DateDataParser(languages=langs, settings=settings).get_date_data(words)
+            found, period = (data.date_obj, data.period or "day") if data else (None, "day")
+            if found is None:
+                hits = search_dates(words, languages=langs, settings=settings) or []
+                found = hits[0][1] if hits else None
+        except (ValueError, OverflowError, TypeError):
+            return None
+    if found is None:
+        return None
+    return Day(found.date(), period if period in ("day", "week", "month", "year") else "day")
+
+
+def distance(a: date, b: date, unit: str) -> int:
+    """Whole calendar `unit`s (days, weeks, months, years) between two days, as a person counts them:
+    months and years by the calendar, weeks as days / 7 rounded to the nearest."""
+    if a > b:
+        a, b = b, a
+    days = (b - a).days
+    if unit == "weeks":
+        return round(days / 7)
+    if unit in ("months", "years"):
+        months = (b.year - a.year) * 12 + b.month - a.month - (1 if b.day < a.day else 0)
+        return months if unit == "months" else months // 12
+    return days
+
+
+def written_day(day: Day | date, pack: Pack) -> str:
+    """ "7 May 2023" / "7. Mai 2023" (or "May 2023", "2023" for a month or a year) in the pack's
+    language."""
+    d = day.day if isinstance(day, Day) else day
+    period = day.period if isinstance(day, Day) else "day"
+    if period == "year":
+        return str(d.year)
+    if period == "month":
+        return f"{pack.month_name(d.month)} {d.year}"
+    written = pack.say("day", d=d.day, month=pack.month_name(d.month), y=d.year)
+    return pack.say("week", day=written) if period == "week" else written

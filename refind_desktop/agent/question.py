@@ -1,0 +1,118 @@
+"""What a question asks, read once by the program: its kind, the words of the thing asked about, the
+time it names, its language. Every later stage reads this `Question`, never the raw wording again."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, tzinfo
+
+from ..lang import Pack, detect, pack_for
+from ..search import timewords
+
+KINDS = (
+    "lookup",
+    "latest",
+    "when",
+    "count",
+    "total",
+    "difference",
+    "span",
+    "order",
+    "yesno",
+    "recommend",
+)
+"""lookup: a fact; latest: a value that may have changed (the newest statement wins); when: a date;
+count: distinct things; total: amounts added in one unit; difference: two amounts compared; span: the
+time between two events or since one; order: which came first; yesno; recommend: a suggestion drawn
+from what the person said."""
+COMPUTED = ("count", "total", "difference", "span", "order")
+"""Kinds whose answer the program computes from items read in several passages."""
+_WORD = re.compile(r"\w[\w'&+-]*\w|\w", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question as the program understands it."""
+
+    text: str
+    kind: str
+    lang: str
+    subject: tuple[str, ...]
+    """The question's content words: neither function words nor words of asking (the pack's)."""
+    unit: str = "days"
+    """The calendar unit a span is counted in."""
+    since_now: bool = False
+    """A span from one event to the question's time ("how long ago")."""
+    time: tuple[date, date] | None = None
+    """The dates the question's time words name ("last month"), resolved against its own date."""
+
+    @property
+    def pack(self) -> Pack:
+        """The question's language pack."""
+        return pack_for(self.lang)
+
+    @property
+    def aggregates(self) -> bool:
+        """Whether the answer gathers items from several chats (the search looks further for them)."""
+        return self.kind in COMPUTED or self.kind == "latest"
+
+    @property
+    def computed(self) -> bool:
+        """Whether the program computes the answer from items."""
+        return self.kind in COMPUTED
+
+
+def words(text: str) -> list[str]:
+    """The words of a text, in order."""
+    return _WORD.findall(text)
+
+
+def subject_words(text: str, pack: Pack) -> tuple[str, ...]:
+    """The content words of `text` in `pack`'s language, in order, each once, case kept."""
+    out: dict[str, str] = {}
+    skip = pack.function_words | pack.filler_words
+    for w in words(text):
+        low = w.lower().removesuffix("'s")
+        if len(low) < 2 and not low.isdigit():
+            continue
+        if low in skip or low in pack.units or pack.numbers.get(low) is not None:
+            continue
+        out.setdefault(low, w.removesuffix("'s"))
+    return tuple(out.values())
+
+
+def kind_of(text: str, pack: Pack) -> str:
+    """The first kind whose cue the question holds (lookup when none)."""
+    flat = " ".join(text.split())
+    for kind, pattern in pack.kind_cues:
+        if pattern.search(flat):
+            return kind
+    return "lookup"
+
+
+def span_unit(text: str, pack: Pack) -> str:
+    """The unit a span question counts in: the first unit word it holds (days when none)."""
+    for w in words(text.lower()):
+        if w in pack.units:
+            return pack.units[w]
+    return "days"
+
+
+def understand(text: str, now: datetime, tz: tzinfo, default_lang: str | None = None) -> Question:
+    """The `Question` of `text`, asked at `now` (in zone `tz`); its language is detected, else
+    `default_lang` (the archive's), else English."""
+    text = " ".join(text.split())
+    lang = detect(text) or default_lang or "en"
+    pack = pack_for(lang)
+    kind = kind_of(text, pack)
+    since = kind == "span" and bool(pack.since_now.search(text)) and not pack.between.search(text)
+    return Question(
+        text=text,
+        kind=kind,
+        lang=pack.code,
+        subject=subject_words(text, pack),
+        unit=span_unit(text, pack) if kind == "span" else "days",
+        since_now=since,
+        time=timewords.resolve(text, now, tz, pack),
+    )

@@ -1,0 +1,235 @@
+"""The reading calls: the model reads one passage at a time and says, under a JSON schema, whether it
+states what the question asks, with the words, number and time words it uses; the program checks every
+item against the passage's own text before any computation uses it."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from ..lang import PACKS
+from . import prompts
+from .dates import Day, event_day
+from .evidence import Line, Passage, stem
+from .question import Question
+from .render import day_label, name, neutralise
+from .run import Run
+
+TASKS = {
+    "lookup": "Does this excerpt say what the question asks, about that very thing (a different thing "
+    "of the same kind does not count)? If so, give the turn that says it and the answer in a few words "
+    "copied from that turn.",
+    "yesno": "Does this excerpt say what the question asks, about that very thing? If so, give the turn "
+    "that says it and its words, copied.",
+    "latest": "Does this excerpt say what the question asks, about that very thing (a different thing "
+    "of the same kind does not count)? If so, give the turn that says it, the answer in a few words "
+    "copied from that turn, and when: the words of that turn that say when it became so, or null.",
+    "when": "Does this excerpt tell of the very thing the question asks about? If so, give the turn that "
+    "tells of it, the thing in a few words copied from that turn, and when: the words of that turn that "
+    'say when it happened (like "yesterday", "last Friday", "on May 3"), or null when it does not say.',
+    "recommend": "Does this excerpt say what the person likes, has, does or wants that bears on the "
+    "request? If so, give the turn and those words, copied.",
+    "count": "List each thing this excerpt mentions that the question counts (only the person's own, "
+    "each once): its turn, a few words naming it, and value: how many it stands for when the turn "
+    "writes a number for it, else null.",
+    "total": "List each amount this excerpt states that the question adds up: its turn, a few words "
+    "naming what it is for, and value: the number only (no unit or currency sign).",
+    "difference": "List each amount this excerpt states that the question compares: its turn, a few "
+    "words naming it, and value: the number only (no unit or currency sign).",
+    "span": "List each event the question asks about that this excerpt tells of: its turn, the event in "
+    "a few words copied from that turn, and when: the words of that turn that say when it happened, or "
+    "null when it does not say.",
+    "order": "List each of the things the question compares that this excerpt tells of: its turn, the "
+    "thing in a few words copied from that turn, and when: the words of that turn that say when it "
+    "happened, or null when it does not say.",
+}
+"""What each kind of question asks of one passage."""
+MAX_ITEMS = {"count": 8, "total": 6, "difference": 3, "span": 3, "order": 3}
+"""Items one passage may give (one for the kinds that look for a single fact)."""
+WITH_VALUE = ("count", "total", "difference")
+WITH_WHEN = ("latest", "when", "span", "order")
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class Item:
+    """One thing a passage states, checked against the turn that states it."""
+
+    ref: tuple[str, int]
+    words: str
+    value: float | None
+    unit: str
+    """What its number counts, as the turn writes it next to the number ("$", "€", "hours")."""
+    day: Day | None
+    """The day the turn's own words give for it ("yesterday" read against the turn's time), if any."""
+    said: datetime | None
+    """The turn's own time (its chat's date when the turn has none)."""
+    order: int
+    """Its passage's place in the reading order."""
+
+
+def schema(kind: str, labels: list[str]) -> dict:
+    """The reading reply: found, and the items (each citing one of the passage's turn labels)."""
+    props: dict = {
+        "turn": {"type": "string", "enum": labels},
+        "words": {"type": "string", "maxLength": 100},
+    }
+    if kind in WITH_VALUE:
+        props["value"] = {"type": ["number", "null"]}
+    if kind in WITH_WHEN:
+        props["when"] = {"type": ["string", "null"], "maxLength": 40}
+    item = {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
+    return {
+        "type": "object",
+        "properties": {
+            "found": {"type": "boolean"},
+            "items": {"type": "array", "items": item, "maxItems": MAX_ITEMS.get(kind, 1)},
+        },
+        "required": ["found", "items"],
+        "additionalProperties": False,
+    }
+
+
+def label(turn: int) -> str:
+    """The label a turn has inside one passage ("T4")."""
+    return f"T{turn}"
+
+
+def excerpt(passage: Passage) -> str:
+    """The passage as the model reads it: its chat and date, then each turn with its label, its own time
+    and its speaker (every chat-file string neutralised)."""
+    head = f"Chat of {day_label(passage.session_date)}"
+    if passage.title:
+        head += f": {name(passage.title, 60)}"
+    lines = [head]
+    for ln in passage.lines:
+        when = ln.view.timestamp
+        stamp = f"{when:%Y-%m-%d %H:%M} " if when is not None else ""
+        lines.append(f"[{label(ln.view.turn)}] {stamp}{prompts.turn_text(ln.view.speaker, ln.shown)}")
+    return "\n".join(lines)
+
+
+def prompt(q: Question, passage: Passage) -> str:
+    """One reading call: the question and the task first (the same for every passage of a question, so
+    the model's cache keeps them), then the excerpt, then the question again."""
+    fields = '"turn", "words"' + (', "value"' if q.kind in WITH_VALUE else "")
+    fields += ', "when"' if q.kind in WITH_WHEN else ""
+    asked = neutralise(q.text, 600, one_line=True)
+    return (
+        f"Question: {asked}\n\nTask: {TASKS[q.kind]}\n"
+        'Reply as JSON: {"found": false, "items": []} when it does not; else {"found": true, "items": '
+        f"[...]}}, each item with {fields}.\n\n"
+        f"Chat excerpt:\n<<<DATA\n{excerpt(passage)}\nDATA>>>\n\nQuestion: {asked}"
+    )
+
+
+def copied(words: str, text: str) -> bool:
+    """Whether `words` come from `text`: at least half of their words (each by its stem) are in it."""
+    tokens = [t for t in _TOKEN.findall(words.lower()) if len(t) > 2 or t.isdigit()]
+    if not tokens:
+        return bool(words.strip()) and words.strip().lower() in text.lower()
+    low = text.lower()
+    return sum(1 for t in tokens if stem(t) in low) * 2 >= len(tokens)
+
+
+_AMOUNT = re.compile(r"\d[\d,.]*|[^\W\d_]+", re.UNICODE)
+_CURRENCY = "$€£¥"
+
+
+def _values(token: str) -> set[float]:
+    """What a written number can mean: digits with "," or "." as thousands or decimal mark, or a number
+    word of any pack's language."""
+    raw = token.rstrip(".,")
+    if not raw[:1].isdigit():
+        return {float(v) for p in PACKS.values() if (v := p.numbers.get(raw.lower())) is not None}
+    out = set()
+    for form in (raw.replace(",", ""), raw.replace(".", "").replace(",", ".")):
+        try:
+            out.add(float(form))
+        except ValueError:
+            continue
+    return out
+
+
+def _written(value: float, text: str):
+    """The first place `text` writes `value` (a regex match), or None."""
+    return next((m for m in _AMOUNT.finditer(text) if value in _values(m.group(0))), None)
+
+
+def stated(value: float, text: str) -> bool:
+    """Whether `value` is written in `text`, in digits (with or without separators) or as a number word
+    of any pack's language."""
+    return _written(value, text) is not None
+
+
+def unit_of(value: float, text: str) -> str:
+    """What a number counts as the turn writes it: a currency sign beside it, else the word after it."""
+    m = _written(value, text)
+    if m is None:
+        return ""
+    before = text[max(0, m.start() - 2) : m.start()].strip()
+    if before and before[-1] in _CURRENCY:
+        return before[-1]
+    after = text[m.end() : m.end() + 20].strip()
+    if after[:1] in _CURRENCY:
+        return after[:1]
+    word = _TOKEN.match(after)
+    return word.group(0).lower() if word else ""
+
+
+def check(q: Question, passage: Passage, data: dict, tz, order: int) -> list[Item]:
+    """The reply's items that hold against the passage: a turn of it, words copied from that turn, a
+    number written in it, time words that are in it and name a day."""
+    if not data or not data.get("found"):
+        return []
+    langs = tuple(dict.fromkeys((q.lang, *PACKS)))
+    out: list[Item] = []
+    seen: set[tuple[tuple[str, int], str]] = set()
+    for raw in data.get("items", []):
+        turn = int(str(raw.get("turn", "T-1"))[1:] or -1)
+        words = " ".join(str(raw.get("words") or "").split()).strip(" .,;")
+        line = holder(passage, turn, words)
+        if line is None:
+            continue
+        full = line.view.text
+        value = raw.get("value")
+        unit = ""
+        if value is not None:
+            value = float(value)
+            if not stated(value, full):
+                value = None
+            else:
+                unit = unit_of(value, full)
+        if q.kind in ("total", "difference") and value is None:
+            continue
+        when_words = " ".join(str(raw.get("when") or "").split())
+        said = passage.when(line.ref)
+        day = None
+        if when_words and copied(when_words, full):
+            day = event_day(when_words, said, tz, langs)
+        key = (line.ref, words.lower())
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(Item(line.ref, words, value, unit, day, said, order))
+    return out
+
+
+def holder(passage: Passage, turn: int, words: str) -> Line | None:
+    """The passage's turn that holds `words`: the one the reply names, else the first that does (the
+    program cites where the words are, whatever turn a small model named); None when none holds them."""
+    if not words:
+        return None
+    named = passage.line((passage.session_id, turn))
+    if named is not None and copied(words, named.view.text):
+        return named
+    return next((ln for ln in passage.lines if copied(words, ln.view.text)), None)
+
+
+def read(run: Run, q: Question, passage: Passage, order: int) -> list[Item]:
+    """One reading call over `passage` (see the module docstring); its checked items."""
+    labels = [label(ln.view.turn) for ln in passage.lines]
+    room = 40 + 60 * MAX_ITEMS.get(q.kind, 1)
+    data = run.ask("read", prompt(q, passage), schema(q.kind, labels), room, usage_stage="answer")
+    return check(q, passage, data or {}, run.tz, order)

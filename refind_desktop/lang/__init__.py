@@ -1,0 +1,10 @@
+"""Language packs: the words each language needs (function words, question cues, numbers, time words,
+answer phrases), one module per language, and the choice of a pack by detected language."""
+
+from __future__ import annotations
+
+from .base import Pack
+from .detect import detect, detect_many
+from .packs import PACKS, SUPPORTED, pack_for
+
+__all__ = ["PACKS", "SUPPORTED", "Pack", "detect", "detect_many", "pack_for"]

@@ -1,0 +1,237 @@
+"""The German pack."""
+
+from __future__ import annotations
+
+import re
+
+from .base import Pack
+from .words import alternation, cues
+
+FUNCTION_WORDS = frozenset(
+    """
+    aber alle allem allen aller alles als also am an ander andere anderem anderen anderer anderes
+    anderm andern anderr anders auch auf aus bei bin bis bist da damit dann der den des dem die das
+    dass daß derselbe derselben denselben desselben demselben dieselbe dieselben dasselbe dazu dein
+    deine deinem deinen deiner deines denn derer dessen dich dir du dies diese diesem diesen dieser
+    dieses doch dort durch ein eine einem einen einer eines einig einige einigem einigen einiger
+    einiges einmal er ihn ihm es etwas euer eure eurem euren eurer eures für gegen gewesen hab habe
+    haben hat hatte hatten hier hin hinter ich mich mir ihr ihre ihrem ihren ihrer ihres euch im in
+    indem ins ist jede jedem jeden jeder jedes jene jenem jenen jener jenes jetzt kann kein keine
+    keinem keinen keiner keines können könnte machen man manche manchem manchen mancher manches mein
+    meine meinem meinen meiner meines mit muss musste nach nicht nichts noch nun nur ob oder ohne sehr
+    sein seine seinem seinen seiner seines selbst sich sie ihnen sind so solche solchem solchen
+    solcher solches soll sollte sondern sonst über um und uns unsere unserem unseren unser unseres
+    unter viel vom von vor während war waren warst was weg weil weiter welche welchem welchen welcher
+    welches wenn werde werden wie wieder will wir wird wirst wo wollen wollte würde würden zu zum zur
+    zwar zwischen wann wer wem wen wieso warum welchen viele wieviel wieviele
+    """.split()
+)
+"""NLTK's German stop words plus the question words ("wann", "wer", "wie viele")."""
+
+FILLER_WORDS = frozenset(
+    """
+    erinnere erinnern erinnerst weißt wissen sag sagen sagte gesagt erzählt erzählen geschrieben
+    schrieb erwähnt chat chats gespräch gespräche unterhaltung nachricht nachrichten geredet gesprochen
+    bitte eigentlich genau ungefähr etwa mal insgesamt zusammen gesamt lange oft zeit zuletzt zuerst
+    aktuell derzeit zurzeit momentan gerade inzwischen mittlerweile her seit vergangen damals
+    nochmal heißt hieß name namen
+    """.split()
+)
+"""Words of asking ("erinnerst du dich", "in unserem Chat") rather than of the thing asked about."""
+
+NUMBERS = {
+    "null": 0,
+    "ein": 1,
+    "eins": 1,
+    "eine": 1,
+    "einen": 1,
+    "einem": 1,
+    "einer": 1,
+    "zwei": 2,
+    "drei": 3,
+    "vier": 4,
+    "fünf": 5,
+    "sechs": 6,
+    "sieben": 7,
+    "acht": 8,
+    "neun": 9,
+    "zehn": 10,
+    "elf": 11,
+    "zwölf": 12,
+    "dreizehn": 13,
+    "vierzehn": 14,
+    "fünfzehn": 15,
+    "sechzehn": 16,
+    "siebzehn": 17,
+    "achtzehn": 18,
+    "neunzehn": 19,
+    "zwanzig": 20,
+    "dreißig": 30,
+    "vierzig": 40,
+    "fünfzig": 50,
+    "sechzig": 60,
+    "siebzig": 70,
+    "achtzig": 80,
+    "neunzig": 90,
+    "hundert": 100,
+    "einmal": 1,
+    "zweimal": 2,
+    "dreimal": 3,
+    "paar": 2,
+    "dutzend": 12,
+}
+UNITS = {
+    "tag": "days",
+    "tage": "days",
+    "tagen": "days",
+    "woche": "weeks",
+    "wochen": "weeks",
+    "monat": "months",
+    "monate": "months",
+    "monaten": "months",
+    "jahr": "years",
+    "jahre": "years",
+    "jahren": "years",
+}
+MONTHS = {
+    "januar": 1,
+    "jänner": 1,
+    "februar": 2,
+    "märz": 3,
+    "april": 4,
+    "mai": 5,
+    "juni": 6,
+    "juli": 7,
+    "august": 8,
+    "september": 9,
+    "oktober": 10,
+    "november": 11,
+    "dezember": 12,
+    "jan": 1,
+    "feb": 2,
+    "mär": 3,
+    "apr": 4,
+    "jun": 6,
+    "jul": 7,
+    "aug": 8,
+    "sep": 9,
+    "sept": 9,
+    "okt": 10,
+    "nov": 11,
+    "dez": 12,
+}
+WEEKDAYS = {
+    "montag": 0,
+    "dienstag": 1,
+    "mittwoch": 2,
+    "donnerstag": 3,
+    "freitag": 4,
+    "samstag": 5,
+    "sonnabend": 5,
+    "sonntag": 6,
+}
+
+_N = (
+    r"(?P<n>\d{1,3}|ein paar|paar|"
+    + alternation(w for w in NUMBERS if w not in ("paar", "einmal", "zweimal", "dreimal", "dutzend"))
+    + ")"
+)
+_UNIT = r"(?P<unit>tag|woche|monat|jahr)(e|en|n)?"
+_MONTH = r"(?P<month>" + alternation(MONTHS) + r")\.?"
+_WEEKDAY = r"(?P<weekday>" + alternation(WEEKDAYS) + r")"
+
+TIME_RULES = cues(
+    ("before_yesterday", r"\bvorgestern\b"),
+    ("yesterday", r"\bgestern\b"),
+    ("today", r"\bheute\b"),
+    ("ago", rf"\bvor {_N} {_UNIT}\b"),
+    ("rolling", rf"\bin den (letzten|vergangenen) (?:{_N} )?{_UNIT}\b"),
+    ("last_weekend", r"\b(letztes|vergangenes) wochenende\b"),
+    ("last_unit", r"\b(letzte[nms]?|vorige[nms]?|vergangene[nms]?) (?P<unit>woche|monat|jahr)\b"),
+    ("this_unit", r"\b(diese[nms]?) (?P<unit>woche|monat|jahr)\b"),
+    ("weekday", rf"\b(letzten|am|vergangenen) {_WEEKDAY}\b"),
+    ("month_day", rf"\b(?P<day>\d{{1,2}})\.\s*{_MONTH}\b(?!\s*\d{{4}})"),
+    ("month", rf"\b(?P<lead>im|seit|anfang|ende|mitte) {_MONTH}(?: (?P<year>(19|20)\d\d))?\b"),
+    ("month_year", rf"\b{_MONTH},? (?P<year>(19|20)\d\d)\b"),
+    ("year", r"\b(?P<lead>im jahr|seit|in) (?P<year>(19|20)\d\d)\b"),
+)
+"""Relative time expressions (search/timewords.py gives each rule its range; "seit" runs to today)."""
+
+_SPAN_UNITS = r"(tage|wochen|monate|jahre)"
+KIND_CUES = cues(
+    (
+        "span",
+        rf"\bwie viele {_SPAN_UNITS}\b.*\b(her|seit|zwischen|bevor|vor|nach|nachdem|vergangen|später|"
+        r"früher|lagen|liegen)\b",
+    ),
+    ("span", r"\bvor wie vielen (tagen|wochen|monaten|jahren)\b|\bwie lange (ist es her|her|seit)\b"),
+    ("order", r"\b(was|wer|welche[srnm]?|wen)\b.*\b(zuerst|erst|früher|eher|vorher|später)\b.*\boder\b"),
+    ("order", r"\bin welcher reihenfolge\b"),
+    ("difference", r"\bwie ?viel(e)? (mehr|weniger)\b|\bum wie ?viel\b|\bunterschied zwischen\b"),
+    (
+        "total",
+        r"\bwie ?viel\b.*\b(insgesamt|zusammen|gesamt|ausgegeben|bezahlt|gezahlt|gekostet|gespendet|"
+        r"gespart|verdient)\b",
+    ),
+    ("total", r"\bwie viele (stunden|minuten|kilometer|km|seiten)\b|\binsgesamt\b"),
+    ("latest", r"\bwie viele\b.*\b(aktuell|derzeit|zurzeit|jetzt|momentan|noch)\b"),
+    ("count", r"\bwie ?viele\b|\banzahl (der|an|von)\b"),
+    ("when", r"^\s*wann\b|\ban welchem (tag|datum)\b|\bwelche[sn]? datum\b|\bin welchem (jahr|monat)\b"),
+    (
+        "latest",
+        r"\b(aktuell|derzeit|zurzeit|jetzt|momentan|noch|inzwischen|mittlerweile|neueste[nrs]?|"
+        r"gerade|normalerweise|meistens)\b",
+    ),
+    ("recommend", r"\b(empfiehl\w*|empfehl\w*|vorschl\w*|schlag\w* vor|tipps?|ideen?|was soll(te)? ich)\b"),
+    ("yesno", r"^\s*(hat|habe|hast|hatte|hatten|ist|war|bin|sind|waren|kann|konnte|wird|gibt es|gab es)\b"),
+)
+"""Question cues, first match wins (the same kinds and order as the English pack)."""
+
+PHRASES = {
+    "not_found": "Das steht nicht in deinem Verlauf: Ich habe {read} Abschnitte deiner Chats gelesen, "
+    "und keiner sagt es.",
+    "no_notes": "Das steht nicht in deinem Verlauf: Ich habe in deinen Chats nichts dazu gefunden.",
+    "count": "Insgesamt {n}: {items}.",
+    "total": "Insgesamt {total}: {items}.",
+    "difference": "{diff} ({a} und {b}).",
+    "span": "{n} {unit}: {items}.",
+    "span_now": "Vor {n} {unit}: {item}.",
+    "order": "Zuerst {items}.",
+    "then": ", dann ",
+    "when": "{day}: {item}.",
+    "latest": "{item} (die neueste von {n} Erwähnungen).",
+    "day": "{d}. {month} {y}",
+    "week": "die Woche vom {day}",
+    "days": "Tage",
+    "weeks": "Wochen",
+    "months": "Monate",
+    "years": "Jahre",
+    "said_on": "gesagt am {day}",
+}
+"""The answer sentences the program writes."""
+
+PACK = Pack(
+    code="de",
+    name="German",
+    stemmer="german",
+    function_words=FUNCTION_WORDS,
+    filler_words=FILLER_WORDS,
+    first_person=frozenset("ich mich mir mein meine meinem meinen meiner meines".split()),
+    habit_words=frozenset("normalerweise meistens aktuell derzeit zurzeit jetzt noch immer oft".split()),
+    numbers=NUMBERS,
+    units=UNITS,
+    months=MONTHS,
+    weekdays=WEEKDAYS,
+    kind_cues=KIND_CUES,
+    since_now=re.compile(r"\bher\b|\bvor wie vielen\b|\bseit\b", re.IGNORECASE),
+    between=re.compile(
+        r"\bwann\b|\bzwischen\b|\bbevor\b|\bnachdem\b|\bvor dem\b|\bnach dem\b", re.IGNORECASE
+    ),
+    time_rules=TIME_RULES,
+    time_distance=re.compile(
+        r"\bwie viele (tage|wochen|monate|jahre)\b[^?.!]*\bher\b|\bvor wie vielen\b|\bwie lange (ist es )?her\b",
+        re.IGNORECASE,
+    ),
+    phrases=PHRASES,
+    abstain=re.compile(r"\b(nicht (in|erwähnt|gefunden)|keine (information|angabe)|weiß nicht)\b", re.I),
+)

@@ -1,0 +1,209 @@
+"""The answer pipeline: the reading's items checked against the passage, each kind's answerer computing
+from them, the checks that stop an answer; driven end to end by the scripted double."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from helpers.agent import ask_once, day, session
+
+from refind_desktop.agent.answerers import Found, answerer_for
+from refind_desktop.agent.dates import Day, distance, event_day, written_day
+from refind_desktop.agent.evidence import Line, Passage
+from refind_desktop.agent.question import understand
+from refind_desktop.agent.reading import Item, check, stated
+from refind_desktop.agent.render import Tags
+from refind_desktop.lang import pack_for
+from refind_desktop.types import TurnView
+
+NOW = datetime(2024, 6, 1, 12, 0, tzinfo=UTC)
+BERLIN = ZoneInfo("Europe/Berlin")
+
+
+def passage(*texts: str, when: datetime = NOW, sid: str = "s") -> Passage:
+    lines = tuple(
+        Line(TurnView(sid, i, "me", when + timedelta(minutes=i), t), t, True) for i, t in enumerate(texts)
+    )
+    return Passage(sid, "chat", when, lines, 0)
+
+
+def item(words, *, value=None, unit="", day_=None, said=NOW, sid="s", turn=0, order=0) -> Item:
+    return Item((sid, turn), words, value, unit, day_, said, order)
+
+
+def found(question: str, items: list[Item], now: datetime = NOW) -> Found:
+    return Found(understand(question, now, UTC), items, len(items), now, UTC, Tags())
+
+
+# ---- the reading's items are checked against the passage ---------------------------------------------
+
+
+def test_an_item_the_model_cites_in_the_wrong_turn_is_cited_where_its_words_are():
+    p = passage("We talked about trains.", "My flight is LH 402 on 14 May 2025.", "Great, have fun!")
+    q = understand("When is my flight?", NOW, UTC)
+    data = {"found": True, "items": [{"turn": "T2", "words": "LH 402", "when": "14 May 2025"}]}
+    (got,) = check(q, p, data, UTC, 0)
+    assert got.ref == ("s", 1) and got.day == Day(date(2025, 5, 14))
+
+
+def test_words_no_turn_of_the_passage_holds_are_not_an_answer():
+    p = passage("I adopted a cat called Luna.")
+    q = understand("What is my hamster called?", NOW, UTC)
+    data = {"found": True, "items": [{"turn": "T0", "words": "Fluffy the hamster"}]}
+    assert check(q, p, data, UTC, 0) == []
+    assert check(q, p, {"found": False, "items": []}, UTC, 0) == []
+
+
+def test_a_number_counts_only_when_the_turn_writes_it():
+    p = passage("The plumber charged 1.250 € for the new boiler.", "And we tipped twenty euros.")
+    q = understand("How much did we pay in total?", NOW, UTC)
+    data = {
+        "found": True,
+        "items": [
+            {"turn": "T0", "words": "new boiler", "value": 1250},
+            {"turn": "T1", "words": "tipped", "value": 20},
+            {"turn": "T1", "words": "tipped twenty euros", "value": 35},
+        ],
+    }
+    got = check(q, p, data, UTC, 0)
+    assert [(i.words, i.value, i.unit) for i in got] == [
+        ("new boiler", 1250.0, "€"),
+        ("tipped", 20.0, "euros"),
+    ]
+    assert stated(2, "zwei Kaffee") and stated(1250, "$1,250") and not stated(3, "two coffees")
+
+
+def test_time_words_are_read_against_the_turns_own_time_in_the_users_zone():
+    said = datetime(2024, 3, 4, 23, 30, tzinfo=UTC)  # already Tuesday in Berlin
+    assert event_day("yesterday", said, BERLIN, ("en",)) == Day(date(2024, 3, 4))
+    assert event_day("vor drei Wochen", said, BERLIN, ("de",)).day == date(2024, 2, 13)
+    assert event_day("am 10. Januar", said, BERLIN, ("de", "en")) == Day(date(2024, 1, 10))
+    assert event_day("in March", said, UTC, ("en",)).period == "month"
+    assert event_day("soon-ish", said, UTC, ("en",)) is None
+
+
+def test_calendar_distances_count_as_a_person_does():
+    assert distance(date(2024, 1, 31), date(2024, 3, 1), "months") == 1
+    assert distance(date(2024, 3, 1), date(2024, 1, 31), "days") == 30
+    assert distance(date(2024, 1, 1), date(2024, 1, 15), "weeks") == 2
+    assert distance(date(2020, 6, 2), date(2024, 6, 1), "years") == 3
+    assert written_day(Day(date(2023, 5, 7)), pack_for("de")) == "7. Mai 2023"
+    assert written_day(Day(date(2023, 5, 7), "month"), pack_for("en")) == "May 2023"
+
+
+# ---- the answerers compute ----------------------------------------------------------------------------
+
+
+def compose(question: str, items: list[Item], now: datetime = NOW) -> str:
+    f = found(question, items, now)
+    return answerer_for(f.question.kind).compose(f, None).text
+
+
+def test_a_count_lists_each_thing_once_and_counts_a_written_number():
+    text = compose(
+        "How many books did I read?",
+        [item("Dune", turn=0), item("the novel Dune", turn=1), item("three Agatha Christie novels", value=3)],
+    )
+    assert text.startswith("4 in total: Dune [S1 T0], three Agatha Christie novels [S1 T0]")
+
+
+def test_a_total_adds_amounts_in_the_unit_most_share_and_each_amount_of_a_chat_once():
+    items = [
+        item("bike", value=300, unit="$", sid="a"),
+        item("helmet", value=50, unit="$", sid="a"),
+        item("bike again", value=300, unit="$", sid="a"),
+        item("ride", value=2, unit="hours", sid="b"),
+        item("lock", value=25, unit="$", sid="c"),
+    ]
+    assert compose("How much did I spend on cycling in total?", items).startswith("$375 in total: $300")
+
+
+def test_a_difference_subtracts_two_different_things():
+    items = [item("sofa", value=899, unit="€"), item("table", value=240, unit="€", turn=1)]
+    assert compose("How much more did the sofa cost than the table?", items).startswith("€659 (€899 sofa")
+
+
+def test_a_span_counts_between_the_days_the_turns_name():
+    items = [
+        item("moved into the flat", day_=Day(date(2024, 1, 6))),
+        item("housewarming party", day_=Day(date(2024, 2, 3)), turn=1),
+    ]
+    text = compose("How many days passed between moving and the housewarming party?", items)
+    assert text.startswith("28 days: moved into the flat (6 January 2024)")
+    ago = compose("How many weeks ago did I move?", [items[0]])
+    assert ago.startswith("21 weeks ago: moved into the flat")
+
+
+def test_a_span_in_german_is_written_in_german():
+    items = [item("Zahnarzt", day_=Day(date(2024, 5, 11)))]
+    assert compose("Vor wie vielen Wochen war ich beim Zahnarzt?", items).startswith("Vor 3 Wochen: Zahnarzt")
+
+
+def test_an_order_sorts_by_day_not_by_reading_order():
+    items = [
+        item("the zoo", said=datetime(2024, 4, 2, tzinfo=UTC)),
+        item("the aquarium", said=day(3, 9), turn=1),
+    ]
+    assert compose("Which did I visit first, the zoo or the aquarium?", items).startswith(
+        "First the aquarium (9 March 2024) [S1 T1], then the zoo"
+    )
+
+
+def test_the_latest_value_is_the_newest_statement_not_the_first_read():
+    items = [
+        item("rent is 950 euros", said=datetime(2024, 5, 1, tzinfo=UTC), order=0),
+        item("rent is 870 euros", said=datetime(2023, 9, 1, tzinfo=UTC), order=1, sid="old"),
+    ]
+    assert compose("What is my rent now?", items).startswith("rent is 950 euros (1 May 2024)")
+
+
+def test_when_is_the_day_the_turn_names_else_the_day_it_was_written():
+    said = datetime(2023, 5, 8, 13, 0, tzinfo=UTC)
+    named = item("went to the support group", day_=Day(date(2023, 5, 7)), said=said)
+    assert compose("When did I go to the support group?", [named]).startswith("7 May 2023: went to")
+    bare = item("went to the support group", said=said)
+    assert compose("When did I go to the support group?", [bare]).startswith("8 May 2023: went to")
+
+
+# ---- end to end, with the checks ----------------------------------------------------------------------
+
+CHATS = [
+    session("s:rent1", day(1, 10), "The landlord raised the rent to 950 euros.", title="flat"),
+    session("s:rent0", day(1, 2), "Our rent is 870 euros a month.", title="flat"),
+    session("s:cat", day(2, 1), "We adopted a cat called Luna."),
+]
+
+
+def test_a_passage_that_states_nothing_lets_the_question_be_answered_not_in_the_history():
+    result, backend = ask_once(
+        CHATS,
+        "What is my hamster called?",
+        NOW,
+        relevance={"relevant": [1]},
+        read={"found": False, "items": []},
+    )
+    assert result.abstained and "not in your history" in result.answer
+    assert result.citations == [] and any(
+        c.schema and "found" in c.schema["properties"] for c in backend.calls
+    )
+
+
+def test_nothing_to_read_abstains_without_a_model_call():
+    result, backend = ask_once(CHATS, "When did I ride a zeppelin?", NOW)
+    assert result.abstained and backend.calls == []
+
+
+def test_the_latest_rent_is_read_from_every_passage_and_the_newest_wins():
+    def read(prompt: str) -> dict:
+        turn = prompt.split("<<<DATA", 1)[1]
+        words = "950 euros" if "950" in turn else "870 euros" if "870" in turn else ""
+        return {
+            "found": bool(words),
+            "items": [{"turn": "T0", "words": words, "when": None}] if words else [],
+        }
+
+    result, backend = ask_once(CHATS, "What is our rent now?", NOW, relevance={"relevant": [1]}, read=read)
+    assert result.answer.startswith("950 euros") and result.citations == [("s:rent1", 0)]
+    reads = [c for c in backend.calls if c.schema and "found" in c.schema["properties"]]
+    assert len(reads) >= 2  # a latest value is read in every passage, not only the first

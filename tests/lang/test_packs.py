@@ -1,0 +1,92 @@
+"""Language packs: detection, question kinds and time words in English and German."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+import pytest
+
+from refind_desktop.agent.question import understand
+from refind_desktop.lang import PACKS, detect, detect_many, pack_for
+from refind_desktop.search.timewords import resolve
+
+NOW = datetime(2024, 5, 8, 12, 0, tzinfo=UTC)
+
+
+def test_detection_tells_english_and_german_apart_and_says_so_when_it_cannot():
+    assert detect("When did I buy the new bike for my daughter?") == "en"
+    assert detect("Wann habe ich das neue Fahrrad für meine Tochter gekauft?") == "de"
+    assert detect("ok") is None and detect("") is None
+    assert detect_many(["Hallo, wie geht's?", "Ich bin morgen im Büro und komme danach vorbei."]) == "de"
+
+
+def test_every_pack_fills_every_answer_phrase():
+    keys = set(PACKS["en"].phrases)
+    for pack in PACKS.values():
+        assert set(pack.phrases) == keys, pack.code
+        assert pack.stemmer and pack.function_words and pack.kind_cues
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("How many days ago did I start the pottery class?", "span"),
+        ("How many weeks passed between the wedding and my trip to Rome?", "span"),
+        ("Which did I visit first, the aquarium or the zoo?", "order"),
+        ("How much more did the sofa cost than the table?", "difference"),
+        ("How much did I spend on gifts in total?", "total"),
+        ("How many hours did I spend on the puzzle?", "total"),
+        ("How many books have I read this year?", "count"),
+        ("How many plants do I currently have?", "latest"),
+        ("What is my phone number at work?", "lookup"),
+        ("When did I get my first tattoo?", "when"),
+        ("Where do I currently live?", "latest"),
+        ("Can you recommend a podcast for my commute?", "recommend"),
+        ("Did I ever go to Japan?", "yesno"),
+        ("What is the name of my sister's dog?", "lookup"),
+        ("Wie viele Tage sind zwischen dem Umzug und der Party vergangen?", "span"),
+        ("Vor wie vielen Wochen war ich beim Zahnarzt?", "span"),
+        ("Was war zuerst, das Konzert oder der Urlaub?", "order"),
+        ("Wie viel haben wir insgesamt für den Grill ausgegeben?", "total"),
+        ("Wie viele Bücher hat Lea gelesen?", "count"),
+        ("Wann war die Einweihungsparty?", "when"),
+        ("Wie hoch ist die Miete aktuell?", "latest"),
+        ("Wie heißt der Hund von Samir?", "lookup"),
+        ("Was ist meine Telefonnummer?", "lookup"),
+    ],
+)
+def test_question_kinds_come_from_the_questions_language_pack(question, kind):
+    assert understand(question, NOW, UTC).kind == kind
+
+
+def test_a_question_knows_its_language_unit_and_whether_it_runs_to_now():
+    q = understand("Vor wie vielen Wochen war ich beim Zahnarzt?", NOW, UTC)
+    assert (q.lang, q.unit, q.since_now) == ("de", "weeks", True)
+    between = understand("How many days passed between my move and the party?", NOW, UTC)
+    assert (between.lang, between.unit, between.since_now) == ("en", "days", False)
+    # a question too short to tell takes the archive's language
+    assert understand("Wann war Emi in Berlin?", NOW, UTC, default_lang="de").lang == "de"
+
+
+def test_the_subject_keeps_what_is_asked_about_and_drops_words_of_asking():
+    assert understand("Can you remind me what my sister's dog is called?", NOW, UTC).subject == (
+        "sister",
+        "dog",
+        "called",
+    )
+    # "heißt" is one word: nothing cuts a word at a letter outside a-z
+    assert understand("Wie heißt der Hund von Samir?", NOW, UTC).subject == ("Hund", "Samir")
+
+
+@pytest.mark.parametrize(
+    ("text", "span"),
+    [
+        ("Was habe ich letzte Woche gekauft?", (date(2024, 4, 29), date(2024, 5, 5))),
+        ("Wen habe ich vor drei Wochen getroffen?", (date(2024, 4, 15), date(2024, 4, 21))),
+        ("Was war am 10. März?", (date(2024, 3, 10), date(2024, 3, 10))),
+        ("Wo war ich gestern Abend?", (date(2024, 5, 7), date(2024, 5, 7))),
+        ("Was mache ich seit April?", (date(2024, 4, 1), date(2024, 5, 8))),
+    ],
+)
+def test_german_time_words_name_the_same_ranges_as_english_ones(text, span):
+    assert resolve(text, NOW, UTC, pack_for("de")) == span

@@ -109,18 +109,18 @@ JSON_NOTES = " ".join(
 
 
 def json_generation(llm, gen: int) -> dict:
-    """Generation tokens/s under a JSON-schema grammar (the agent's extraction reply), with
+    """Generation tokens/s under a JSON-schema grammar (the agent's reading reply for a total), with
     llama-cpp-python's own sampler ("stock": the grammar over every token of the vocabulary) and
     with the product's grammar-first check (llm/grammar_first.py); the prompt's time is measured
     apart and taken off."""
     import llama_cpp
 
-    from refind_desktop.agent.aggregate import items_schema
+    from refind_desktop.agent.reading import schema
     from refind_desktop.llm.grammar_first import GrammarFirst
 
-    tags = [f"S{i} T{j}" for i in range(1, 5) for j in range(3)]
-    msgs = [{"role": "user", "content": JSON_NOTES + "\nList every amount with its tag as JSON."}]
-    fmt = {"type": "json_object", "schema": items_schema(tags)}
+    tags = [f"T{j}" for j in range(12)]
+    msgs = [{"role": "user", "content": JSON_NOTES + "\nList every amount with its turn as JSON."}]
+    fmt = {"type": "json_object", "schema": schema("total", tags)}
 
     def timed(max_tokens: int) -> tuple[float, int]:
         llm.reset()

@@ -172,7 +172,8 @@ class AgentResult:
     timings: dict[str, float]
     abstained: bool = False
     kind: str = "lookup"
-    """The question's kind (agent/classify.py): count, sum, date_diff, order, latest or lookup."""
+    """The question's kind (agent/question.py KINDS): lookup, latest, when, count, total, difference, span,
+    order, yesno or recommend."""
     tags: dict[str, str] = field(default_factory=dict)
     """Citation tag of each session in the prompts ("S1" → session id)."""
     computed: bool = False

@@ -59,6 +59,8 @@ class SetQuestion:
     """Evidence the set's writer could not place in the files (an image without text, say)."""
     category_id: int | None = None
     """LoCoMo's category number when the set is scored with LoCoMo's rules."""
+    file: str = ""
+    """The chat the question is about (its export file), when the set says."""
 
 
 @dataclass
@@ -135,6 +137,7 @@ def load_set(folder: Path) -> ExportSet:
                 evidence=evidence,
                 unresolved=[str(x) for x in raw.get("unresolved_evidence") or []],
                 category_id=int(head) if scoring == "locomo" and head.isdigit() else None,
+                file=str(raw.get("file") or (evidence[0].file if evidence else "")),
             )
         )
     if len({q.qid for q in out}) != len(out):
@@ -145,19 +148,28 @@ def load_set(folder: Path) -> ExportSet:
 
 
 def stratified(questions: list[SetQuestion], limit: int | None) -> list[SetQuestion]:
-    """`limit` questions taken round-robin across categories (in file order within each), so a
-    small or interrupted run covers every category; all of them without a limit."""
+    """`limit` questions taken round-robin across categories, and within a category round-robin
+    across the chats the questions are about (each chat's in file order), so a small or interrupted
+    run covers every category and every chat; all of them without a limit."""
     if not limit or limit >= len(questions):
         return list(questions)
-    queues: dict[str, list[SetQuestion]] = {}
+    chats: dict[str, dict[str, list[SetQuestion]]] = {}
     for q in questions:
-        queues.setdefault(q.category, []).append(q)
+        chats.setdefault(q.category, {}).setdefault(q.file, []).append(q)
+    queues = {c: _interleave(list(by_file.values())) for c, by_file in chats.items()}
     picks: list[SetQuestion] = []
     while len(picks) < limit:
         for queue in queues.values():
             if queue and len(picks) < limit:
                 picks.append(queue.pop(0))
     return picks
+
+
+def _interleave(lists: list[list[SetQuestion]]) -> list[SetQuestion]:
+    out: list[SetQuestion] = []
+    for i in range(max((len(x) for x in lists), default=0)):
+        out += [x[i] for x in lists if i < len(x)]
+    return out
 
 
 TurnKey = tuple[str, int]

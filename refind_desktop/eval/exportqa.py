@@ -53,13 +53,16 @@ def choose(questions: list[SetQuestion], limit: int | None, sample: str) -> list
 
 
 def single_shot(svc: Any, q: SetQuestion, evidence: list[tuple[str, int]], ks: tuple[int, ...] = KS) -> dict:
-    """recall_any@k / recall_all@k of one search with the question as the query (no model)."""
+    """recall_any@k / recall_all@k / evidence_share@k (the share of the evidence turns shown, as
+    `refind eval retrieval` reports ctx_turn_recall@k) of one search with the question as the
+    query (no model)."""
     out: dict = {}
     for k in ks:
         blocks = svc.engine.search(q.question, options=svc.search_options(top_k=k))
         shown = {(b.session_id, t.turn) for b in blocks for t in b.turns}
         out[f"recall_any@{k}"] = float(any(e in shown for e in evidence))
         out[f"recall_all@{k}"] = float(all(e in shown for e in evidence))
+        out[f"evidence_share@{k}"] = sum(1 for e in evidence if e in shown) / len(evidence)
     return out
 
 
@@ -285,7 +288,7 @@ def answer_row(records: list[dict]) -> dict:
         "false_abstentions": sum(1 for r in ok if r.get("false_abstention")),
         "p50_seconds": _pct(seconds, 0.5),
         "p90_seconds": _pct(seconds, 0.9),
-        "median_prompt_tokens": statistics.median(tokens) if tokens else None,
+        "median_prompt_tokens": float(statistics.median(tokens)) if tokens else None,
         "mean_llm_calls": _mean([r["llm_calls"] for r in ok]),
         "mean_searches": _mean([r["searches"] for r in ok]),
     }

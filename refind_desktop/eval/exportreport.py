@@ -9,7 +9,14 @@ from pathlib import Path
 from ..terminal import printable
 from .report import _table
 
-RETRIEVAL_KEYS = ("recall_any@5", "recall_all@5", "recall_any@10", "recall_all@10")
+RETRIEVAL_KEYS = (
+    "recall_any@5",
+    "recall_all@5",
+    "evidence_share@5",
+    "recall_any@10",
+    "recall_all@10",
+    "evidence_share@10",
+)
 ANSWER_KEYS = (
     "det_correct",
     "gold_items",
@@ -50,7 +57,8 @@ def export_markdown(summary: dict, answers: list[dict] | None = None) -> str:
         "## Single-shot retrieval (no model)",
         "",
         "One search with the question as the query, the top k hit turns with their context as `refind search` "
-        "gives them; any / all: some / every evidence turn among them.",
+        "gives them; any / all: some / every evidence turn among them; evidence_share: the share of the "
+        "evidence turns among them.",
         "",
     ]
     ret = summary["retrieval"]

@@ -79,6 +79,7 @@ PACKS: dict[str, Words] = {
             r"\b(nicht (erwähnt|genannt|bekannt|angegeben|gefunden|zu finden|(in|aus) (deinen|den|ihren) "
             r"(chats|nachrichten|verlauf))|(keine|kein) (informationen?|angaben?|hinweise?|erwähnung|"
             r"eintrag)|nichts (gefunden|dazu|darüber|erwähnt)|(weiß|wissen) (ich|wir) nicht|"
+            r"(ich (finde|fand|habe|hab)|(finde|fand|habe|hab) ich) (dazu |darüber |hierzu )?(nichts|keine)|"
             r"(kann|konnte) (ich )?(das |dazu |darüber )?(nicht|nichts) (finden|sagen|beantworten|feststellen))",
             re.IGNORECASE,
         ),

@@ -74,6 +74,8 @@ def test_normalize_keeps_dates_and_amounts_whole():
         ("Dazu habe ich in deinen Chats nichts gefunden.", "de", True),
         ("Das wird in den Nachrichten nicht erwähnt.", "de", True),
         ("Dazu gibt es keine Informationen.", "de", True),
+        ("Dazu finde ich nichts in deinen Chats.", "de", True),
+        ("Ich habe keine Nachricht über einen Hund gefunden.", "de", True),
         ("Die Miete beträgt jetzt 950 Euro.", "de", False),
         ("She moved to Lisbon in 2021.", "en", False),
     ],

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import IO
 
 from ..errors import ParseError
-from . import agent_paths, sniff
+from . import agent_paths, described, sniff
 from .base import ZSTD_MAGIC, ParseContext, text_lines
 from .decoding import decode_head
 from .limits import LimitExceeded, Limits, check_member, check_zip, open_zst
@@ -137,11 +137,10 @@ def _detect_bytes(head: bytes, complete: bool, name: str, path: Path | str) -> s
         return "generic"  # a transcript whose first message is longer than the sniff window
     if json_reason:
         raise UndetectedError(path, json_reason)
-    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
     raise UndetectedError(
         path,
-        "unknown format: text without WhatsApp date prefixes or User:/Assistant: "
-        f"labels (first line: {first[:60]!r})",
+        f"unknown format: {described.text_kind(text, complete)}, not a known chat format "
+        "(no WhatsApp date prefixes or User:/Assistant: labels)",
     )
 
 

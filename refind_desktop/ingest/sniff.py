@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 
+from . import described
 from .generic import FENCE, count_labels, label_of
 from .whatsapp import is_whatsapp_line
 
@@ -368,9 +369,7 @@ def is_fence(line: str) -> bool:
 
 def _keys(value: object) -> str:
     keys = list(value.keys()) if isinstance(value, dict) else list(value)  # type: ignore[call-overload]
-    if not keys:
-        return "(none)"
-    return ", ".join(str(k) for k in keys[:8]) + (", ..." if len(keys) > 8 else "")
+    return described.names(keys)
 
 
 def describe(value: object) -> str:

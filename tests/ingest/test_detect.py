@@ -129,7 +129,7 @@ def test_whatsapp_file_name_confirms_a_single_message(tmp_path: Path) -> None:
     plain = tmp_path / "notes.txt"
     plain.write_text(one, encoding="utf-8")
     assert detect_file(named) == "whatsapp"
-    assert _reason(plain).startswith("unknown format: text without WhatsApp date prefixes")
+    assert _reason(plain).startswith("unknown format: plain text")
 
 
 # --- large files: only a 64 KiB window is read -------------------------------------------------------
@@ -320,7 +320,7 @@ def test_gzip_benchmark_file(tmp_path: Path) -> None:
         (
             "notes.md",
             b"# Shopping\n\n- milk\n- eggs\n",
-            "unknown format: text without WhatsApp date prefixes",
+            "unknown format: plain text",
         ),
         ("a.zst", b"\x28\xb5\x2f\xfd" + b"\x00" * 20, "zstd-compressed file"),
     ],
@@ -471,9 +471,8 @@ def test_export_folder_companions_are_silent(tmp_path: Path) -> None:
     assert skipped == [
         Skipped(
             str(tmp_path / "todo.txt"),
-            "unknown format: text without WhatsApp date "
-            "prefixes or User:/Assistant: labels "
-            "(first line: 'buy milk')",
+            "unknown format: plain text, 1 line, not a known chat format "
+            "(no WhatsApp date prefixes or User:/Assistant: labels)",
         )
     ]
 
@@ -526,8 +525,8 @@ def test_bracketed_text_that_is_not_json(tmp_path: Path) -> None:
     toml = tmp_path / "pyproject.toml"
     toml.write_text('[project]\nname = "x"\n')
     assert _reason(toml) == (
-        "unknown format: text without WhatsApp date prefixes or User:/Assistant: labels "
-        "(first line: '[project]')"
+        "unknown format: plain text, 2 lines, not a known chat format "
+        "(no WhatsApp date prefixes or User:/Assistant: labels)"
     )
     md = tmp_path / "chat.md"
     md.write_text("[link](http://x)\n\n**User:** hi\n\n**Assistant:** hello\n")

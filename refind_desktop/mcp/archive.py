@@ -214,7 +214,10 @@ def ingest(
     progress: Callable[[IngestProgress], None] | None = None,
     cancel=None,
 ) -> dict:
-    """Ingest paths inside the configured chat folder (or already-ingested source files); default: the folder."""
+    """Ingest paths inside the configured chat folder (or already-ingested source files); default: the folder.
+
+    The folder is the boundary after symbolic links are resolved: a link inside it that leads outside is
+    refused when named, and skipped (not opened) when met in the walk."""
     roots = ingest_roots(svc)
     known = {f.path for f in svc.catalog.files()}
     if not paths:
@@ -225,13 +228,22 @@ def ingest(
             )
         targets = roots
     else:
-        targets = [Path(p).expanduser().resolve() for p in paths]
+        given = [Path(p).expanduser().absolute() for p in paths]
+        targets = [p.resolve() for p in given]
+        where = ", ".join(str(r) for r in roots) or "(no chat folder configured)"
+        for named, real in zip(given, targets, strict=True):
+            if not _allowed(real, roots, known) and _allowed(named, roots, set()):
+                raise ConfigError(
+                    f"refusing to ingest {named}: it is a symbolic link (or lies behind one) that leads "
+                    f"outside the chat folder {where}; this server only reads inside it. Ask the user to run "
+                    "`refind ingest PATH` themselves if they mean to"
+                )
         refused = [str(p) for p in targets if not _allowed(p, roots, known)]
         if refused:
-            where = ", ".join(str(r) for r in roots) or "(no chat folder configured)"
             raise ConfigError(
                 f"refusing to ingest {', '.join(refused)}: this server only reads the configured chat folder "
                 f"{where} and sources already in the archive; ask the user to run `refind ingest PATH` instead"
             )
-    report = svc.ingestor.ingest(targets, progress=progress, cancel=cancel, force=force)
+    allowed = roots + [p for p in targets if str(p) in known]
+    report = svc.ingestor.ingest(targets, progress=progress, cancel=cancel, force=force, within=allowed)
     return report.to_json()

@@ -202,7 +202,9 @@ async def test_one_huge_turn_is_cut_and_can_be_read_on(home):
             and nxt["cut"]["read_rest"]["text_from"] > more["text_from"]
         )
         shown = SECTION.search(turn["text"]).group(0).split("\n", 1)[1].rsplit("\n", 1)[0]
-        assert BIG.startswith(shown.removeprefix("User: ")) and LOG_LINE in shown  # the first part, cut at a line end
+        assert (
+            BIG.startswith(shown.removeprefix("User: ")) and LOG_LINE in shown
+        )  # the first part, cut at a line end
         many = await s.call_tool("search", {"keywords": "greenhouse kettle deploy seedlings", "top_k": 10})
         assert len(text_of(many).encode()) < 20000 * 1.3
         resource = (await s.read_resource(f"refind://session/{more['session_id']}")).contents[0].text

@@ -12,6 +12,11 @@ from ..search.engine import block_to_json
 from ..terminal import printable
 from .common import Progress, parse_day, print_json, services
 
+REVEAL_HELP = (
+    "print secrets (API keys, tokens, private keys, passwords) verbatim; by default they show as "
+    "[redacted: KIND] markers (docs/redaction.md)"
+)
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the index commands."""
@@ -36,11 +41,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--no-rrf", action="store_true", help="pure turn BM25 ranking")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--reveal", action="store_true", help=REVEAL_HELP)
     p.set_defaults(func=cmd_search)
 
     p = sub.add_parser("sessions", help="list indexed sessions, newest first")
     p.add_argument("--limit", type=int, default=50)
     p.add_argument("--json", action="store_true")
+    p.add_argument("--reveal", action="store_true", help=REVEAL_HELP)
     p.set_defaults(func=cmd_sessions)
 
     p = sub.add_parser("show", help="print a session transcript")
@@ -48,6 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--turn", type=int, default=None, help="show turns around this one")
     p.add_argument("--context", type=non_negative, default=3)
     p.add_argument("--json", action="store_true")
+    p.add_argument("--reveal", action="store_true", help=REVEAL_HELP)
     p.set_defaults(func=cmd_show)
 
     p = sub.add_parser("stats", help="what is indexed, per format, and what was skipped")
@@ -136,7 +144,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 def cmd_search(args: argparse.Namespace) -> int:
     """`refind search KEYWORDS...`"""
-    svc = services()
+    svc = services(redact=False if args.reveal else None)
+    hide = svc.redactor.text
     opts = svc.search_options(top_k=args.top_k, context_window=args.context)
     if args.no_rrf:
         opts = opts.with_(rrf=False)
@@ -144,57 +153,63 @@ def cmd_search(args: argparse.Namespace) -> int:
         " ".join(args.keywords), parse_day(args.date_from), parse_day(args.date_to), options=opts
     )
     if args.json:
-        print_json({"results": [block_to_json(b) for b in blocks]})
+        print_json(svc.redactor.data({"results": [block_to_json(b) for b in blocks]}))
         return 0
     if not blocks:
         print("no results", file=sys.stderr)
         return 0
     for b in blocks:
         day = b.session_date.date().isoformat() if b.session_date else "unknown date"
-        title = printable(b.session_title or b.session_id, one_line=True)
+        title = printable(hide(b.session_title or b.session_id), one_line=True)
         print(
             f"[{b.rank}] {title} ({day}) turn {b.turn}  "
             f"score {b.score:.4f}  id {printable(b.session_id, one_line=True)}"
         )
         for t in b.turns:
             mark = ">" if t.turn in b.hit_turns else " "
-            print(textwrap.indent(f"{t.turn:>4} {printable(t.text)}", f"  {mark}"))
+            print(textwrap.indent(f"{t.turn:>4} {printable(hide(t.text))}", f"  {mark}"))
         print()
     return 0
 
 
 def cmd_sessions(args: argparse.Namespace) -> int:
     """`refind sessions`"""
-    svc = services()
+    svc = services(redact=False if args.reveal else None)
     infos = list(svc.catalog.session_infos(limit=args.limit))
     if args.json:
         print_json(
-            {
-                "sessions": [
-                    {
-                        "session_id": s.session_id,
-                        "title": s.title,
-                        "source": s.source,
-                        "format": s.format,
-                        "started_at": s.started_at,
-                        "turns": s.turns,
-                    }
-                    for s in infos
-                ]
-            }
+            svc.redactor.data(
+                {
+                    "sessions": [
+                        {
+                            "session_id": s.session_id,
+                            "title": s.title,
+                            "source": s.source,
+                            "format": s.format,
+                            "started_at": s.started_at,
+                            "turns": s.turns,
+                        }
+                        for s in infos
+                    ]
+                }
+            )
         )
         return 0
     for s in infos:
         day = s.started_at.date().isoformat() if s.started_at else "????-??-??"
         print(
-            printable(f"{day}  {s.turns:>5} turns  {s.format:<12} {s.session_id}  {s.title}", one_line=True)
+            printable(
+                f"{day}  {s.turns:>5} turns  {s.format:<12} {s.session_id}  {svc.redactor.text(s.title)}",
+                one_line=True,
+            )
         )
     return 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
     """`refind show SESSION [--turn N]`"""
-    svc = services()
+    svc = services(redact=False if args.reveal else None)
+    hide = svc.redactor.text
     rec = svc.catalog.get_session(args.session)
     if rec is None:
         raise NotFoundError(f"no session {args.session!r}; list them with `refind sessions`")
@@ -204,34 +219,37 @@ def cmd_show(args: argparse.Namespace) -> int:
     turns = svc.index.session_turns(rec.ord, lo, hi)
     if args.json:
         print_json(
-            {
-                "session_id": rec.sid,
-                "title": rec.title,
-                "source": rec.source,
-                "turns": [
-                    {"turn": t.turn, "speaker": t.speaker, "timestamp": t.timestamp, "text": t.text}
-                    for t in turns
-                ],
-            }
+            svc.redactor.data(
+                {
+                    "session_id": rec.sid,
+                    "title": rec.title,
+                    "source": rec.source,
+                    "turns": [
+                        {"turn": t.turn, "speaker": t.speaker, "timestamp": t.timestamp, "text": t.text}
+                        for t in turns
+                    ],
+                }
+            )
         )
         return 0
     print(
         printable(
-            f"{rec.title or rec.sid}  ({rec.format}, {rec.n_turns} turns, from {rec.source})", one_line=True
+            f"{hide(rec.title or rec.sid)}  ({rec.format}, {rec.n_turns} turns, from {rec.source})",
+            one_line=True,
         )
     )
     for t in turns:
         mark = ">" if t.turn == args.turn else " "
         when = t.timestamp.isoformat(timespec="minutes") if t.timestamp else ""
         print(printable(f"{mark}[{t.turn}] {t.speaker} {when}", one_line=True))
-        print(textwrap.indent(printable(t.text), "    "))
+        print(textwrap.indent(printable(hide(t.text)), "    "))
     return 0
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
     """`refind stats`"""
     svc = services()
-    data = svc.stats()
+    data = svc.redactor.data(svc.stats())
     if args.json:
         print_json(data)
         return 0

@@ -145,12 +145,14 @@ class Ingestor(Forgetting):
         cancel: threading.Event | None = None,
         force: bool = False,
         accept_shrink: bool = False,
+        within: Iterable[Path] | None = None,
     ) -> IngestReport:
         """Ingest files and folders; unchanged files are skipped unless `force`.
 
         A file that got smaller keeps the turns it no longer holds until `accept_shrink`
         (`refind ingest --accept-shrink PATH`) or until a complete copy at least as large returns.
-        Forgotten paths (`refind forget`) are skipped until `unforget`.
+        Forgotten paths (`refind forget`) are skipped until `unforget`. With `within` (the MCP `ingest`
+        tool), nothing whose real path lies outside those folders is read (`walker.discover`).
         """
         revive: list[str] = []
         with self._lock, self.index.write_lock():
@@ -182,7 +184,7 @@ class Ingestor(Forgetting):
             skipped: list[Skipped] = []
             for root in [p for p in roots if p.exists()]:
                 try:
-                    found, skips = discover([root], self.limits)
+                    found, skips = discover([root], self.limits, within)
                 except Exception as exc:  # a folder that cannot be walked never stops the others
                     found, skips = [], [Skipped(str(root), describe_failure(exc))]
                 sources += found

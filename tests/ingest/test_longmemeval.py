@@ -58,7 +58,7 @@ def test_edge_file_plain_and_gzipped(fixtures: Path, name: str) -> None:
     assert sessions[2].started_at is None
     assert len(ctx.warnings) == 3
     assert "session s_a appears again (question q2) with different content" in ctx.warnings[0]
-    assert "s_c: unreadable date 'not a date'" in ctx.warnings[1]
+    assert "s_c: unreadable date (a 10-character text)" in ctx.warnings[1]
     assert "element 3 is not a LongMemEval question" in ctx.warnings[2]
     assert not ctx.incomplete
 

@@ -58,7 +58,7 @@ def test_older_header_date_forms_swipes_torn_tail(fixtures: Path) -> None:
     assert len(ctx.warnings) == 3
     assert "line 5 is not valid JSON" in ctx.warnings[0]
     assert "last line 9 is incomplete" in ctx.warnings[1]
-    assert "line 8: unreadable send_date 'not a date at all'" in ctx.warnings[2]
+    assert "line 8: unreadable send_date (a 17-character text)" in ctx.warnings[2]
 
 
 def test_group_chat_is_multi_party(fixtures: Path) -> None:

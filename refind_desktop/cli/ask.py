@@ -14,7 +14,7 @@ from ..llm.factory import BACKENDS
 from ..modes import MODES, get_mode, positional_runner
 from ..search.engine import block_to_json
 from ..terminal import printable
-from .common import day_problem, print_json, services
+from .common import Progress, day_problem, print_json, services
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -47,10 +47,22 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def load_backend(svc, backend: str | None, model: str | None):
-    """The configured model back end (imported lazily: the llama/openai modules are heavy)."""
+    """The configured model back end (imported lazily: the llama/openai modules are heavy). When the
+    embedded model must first be assembled from its parts, a progress bar says so (on a terminal)."""
     from ..llm.factory import make_backend
 
-    return make_backend(svc.settings, backend=backend, model=model)
+    bar: list[Progress] = []
+
+    def assembling(done: int, total: int) -> None:
+        if not bar:
+            bar.append(Progress("preparing the model (once)"))
+        bar[0].update(done, total or None)
+
+    try:
+        return make_backend(svc.settings, backend=backend, model=model, progress=assembling)
+    finally:
+        for b in bar:
+            b.close()
 
 
 def parse_now(value: str | None, tz) -> datetime | None:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from refind_desktop.cli import SIGPIPE_EXIT, main
+from refind_desktop.terminal import shell_command
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "refind_desktop" / "samples"
@@ -76,6 +77,15 @@ def test_suggested_commands_quote_paths_for_the_shell(tmp_path: Path, capsys) ->
     assert code == 0
     suggested = out.split("`")[1]
     assert shlex.split(suggested) == ["refind", "ingest", str(folder)]
+
+
+def test_shell_command_round_trips_through_the_shell() -> None:
+    odd = ["/home/me/WhatsApp Chat - Jonas", "it's $HOME", "a;b", "plain"]
+    line = shell_command("refind", "ingest", *odd)
+    assert line.startswith("refind ingest '/home/me/WhatsApp Chat - Jonas' ")
+    assert shlex.split(line) == ["refind", "ingest", *odd]
+    done = subprocess.run(["sh", "-c", f"printf '%s\\n' {line}"], capture_output=True, text=True)
+    assert done.stdout.splitlines() == ["refind", "ingest", *odd]
 
 
 # --- dates ---------------------------------------------------------------------------------------------

@@ -68,7 +68,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     print("search 'flight Lisbon airline':")
     for b in blocks[:3]:
         hit = next(t for t in b.turns if t.turn == b.turn)
-        line = f"  [{b.rank}] {b.session_title} turn {b.turn}: {render.clip(render.compact(hit.text), 110)}"
+        text = render.clip(" ".join(hit.text.split()), 110)
+        line = f"  [{b.rank}] {b.session_title} turn {b.turn}: {text}"
         print(printable(line, one_line=True))
     svc.close()
     if args.search_only:

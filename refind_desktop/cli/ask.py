@@ -9,12 +9,12 @@ from collections.abc import Callable
 from datetime import datetime, time
 from pathlib import Path
 
-from ..errors import ConfigError, NotFoundError
+from ..errors import NotFoundError, UsageError
 from ..llm.factory import BACKENDS
 from ..modes import MODES, get_mode, positional_runner
 from ..search.engine import block_to_json
 from ..terminal import printable
-from .common import print_json, services
+from .common import Progress, day_problem, print_json, services
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -47,10 +47,22 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def load_backend(svc, backend: str | None, model: str | None):
-    """The configured model back end (imported lazily: the llama/openai modules are heavy)."""
+    """The configured model back end (imported lazily: the llama/openai modules are heavy). When the
+    embedded model must first be assembled from its parts, a progress bar says so (on a terminal)."""
     from ..llm.factory import make_backend
 
-    return make_backend(svc.settings, backend=backend, model=model)
+    bar: list[Progress] = []
+
+    def assembling(done: int, total: int) -> None:
+        if not bar:
+            bar.append(Progress("preparing the model (once)"))
+        bar[0].update(done, total or None)
+
+    try:
+        return make_backend(svc.settings, backend=backend, model=model, progress=assembling)
+    finally:
+        for b in bar:
+            b.close()
 
 
 def parse_now(value: str | None, tz) -> datetime | None:
@@ -60,7 +72,11 @@ def parse_now(value: str | None, tz) -> datetime | None:
     try:
         when = datetime.fromisoformat(value)
     except ValueError as exc:
-        raise ConfigError(f"--now takes YYYY-MM-DD or YYYY-MM-DDTHH:MM, got {value!r}") from exc
+        why = day_problem(value[:10]) if len(value) >= 10 else None
+        raise UsageError(
+            f"--now takes YYYY-MM-DD or YYYY-MM-DDTHH:MM, got {printable(value, one_line=True)!r}"
+            + (f" ({why})" if why and "YYYY-MM-DD" not in why else "")
+        ) from exc
     if len(value) <= 10:
         when = datetime.combine(when.date(), time(12, 0))
     return when if when.tzinfo else when.replace(tzinfo=tz)

@@ -14,7 +14,7 @@ from ..errors import describe_failure
 from ..index.catalog import Catalog, FileRecord, SessionRecord
 from ..index.sourcebook import REBUILD_NAME, SOURCES_NAME, RebuildMarker, SourceBook
 from ..index.store import TurnIndex, TurnWriter
-from ..terminal import scrub
+from ..terminal import scrub, shell_command
 from ..types import Session
 from .base import ParseContext
 from .forget import Forgetting, under
@@ -339,7 +339,7 @@ class Ingestor(Forgetting):
                 detail = (
                     "the file got smaller; kept the indexed turns of "
                     + "; ".join(held)
-                    + f": run `refind ingest --accept-shrink {key}` to accept the smaller file"
+                    + f": run `{shell_command('refind', 'ingest', '--accept-shrink', key)}` to accept the smaller file"
                 )
                 self.catalog.put_file(FileRecord(key, src.format, old.size if old else size, -1, ""))
                 self.catalog.put_note(key, "held", detail)
@@ -463,4 +463,5 @@ class _ChangedWhileRead(Exception):
 
 def forgotten_reason(root: str) -> str:
     """Skip reason of a path on the ignore list."""
-    return f"forgotten (`refind forget {root}`); run `refind unforget {root}` to index it again"
+    forget, unforget = shell_command("refind", "forget", root), shell_command("refind", "unforget", root)
+    return f"forgotten (`{forget}`); run `{unforget}` to index it again"

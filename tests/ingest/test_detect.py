@@ -20,7 +20,6 @@ from refind_desktop.ingest.formats import FORMATS, get_parser
 from refind_desktop.ingest.walker import Skipped, Source, discover
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "detect"
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "fixtures"
 
 EXPECTED = {
     "chatgpt/conversations.json": "chatgpt",
@@ -511,14 +510,6 @@ def test_discover_dedupes_paths_and_follows_given_files(tmp_path: Path) -> None:
     shutil.copy(FIX / "generic" / "transcript.md", tmp_path / "t.md")
     sources, skipped = discover([tmp_path, tmp_path / "t.md", tmp_path])
     assert sources == [Source(tmp_path / "t.md", "generic")] and skipped == []
-
-
-@pytest.mark.skipif(not SHARED.is_dir(), reason="shared fixtures not present")
-def test_shared_fixtures_when_present() -> None:
-    sources, skipped = discover([SHARED])
-    got = {str(s.path.relative_to(SHARED)): s.format for s in sources}
-    assert got == {**EXPECTED, "slack": "slack"}
-    assert skipped == []
 
 
 def test_bracketed_text_that_is_not_json(tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ from .ingest.pipeline import Ingestor, IngestProgress
 from .ingest.rebuild import RebuildResult, rebuild
 from .locations import Paths, default_paths
 from .rag.state import StaleMarker, vectors_folder
+from .redact import Redactor
 from .search.engine import SearchEngine, SearchOptions
 from .types import Session
 
@@ -91,6 +92,11 @@ class Services:
         """Engine options from settings, with per-call overrides."""
         base = SearchOptions(top_k=self.settings.top_k, context_window=self.settings.context_window)
         return base.with_(**overrides)
+
+    @property
+    def redactor(self) -> Redactor:
+        """Secret redaction for what a front end prints or sends, on unless `settings.redact` is off."""
+        return Redactor(self.settings.redact)
 
     def stats(self) -> dict:
         """What `refind stats --json` and the MCP `stats` tool report: sources, sessions, turns,

@@ -251,6 +251,16 @@ class Catalog:
         ).fetchone()
         return self._session(row) if row else None
 
+    def session_ids_starting(self, prefix: str, limit: int = 10) -> list[str]:
+        """Up to `limit` session ids that begin with `prefix`, or whose part after the format name
+        (`chatgpt:`, `whatsapp:`...) does, sorted; compared exactly (no wildcards)."""
+        rows = self.db.execute(
+            "SELECT sid FROM sessions WHERE substr(sid, 1, ?1) = ?2 "
+            "OR substr(sid, instr(sid, ':') + 1, ?1) = ?2 ORDER BY sid LIMIT ?3",
+            (len(prefix), prefix, int(limit)),
+        )
+        return [r[0] for r in rows]
+
     def get_session_by_ord(self, ord_: int) -> SessionRecord | None:
         """A session's catalog row by ordinal."""
         row = self.db.execute(

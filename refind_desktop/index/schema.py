@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 import tantivy
 
 SCHEMA_VERSION = 2
@@ -9,6 +11,10 @@ SCHEMA_VERSION = 2
 ANALYZER = "refind_en"
 CJK_TOKENIZER = "whitespace"
 """The `cjk` field holds space-separated character bigrams (index/cjk.py), one token each."""
+# tantivy stores dates as nanoseconds in an i64 (1677-09-21 .. 2262-04-11): the `ts` field holds
+# moments of this (slightly narrower) span only; a turn stamped outside it is indexed without a time.
+TS_MIN = datetime(1678, 1, 1, tzinfo=timezone.utc)
+TS_MAX = datetime(2262, 1, 1, tzinfo=timezone.utc)
 
 
 def build_schema() -> tantivy.Schema:

@@ -14,7 +14,7 @@ from ..errors import describe_failure
 from ..index.catalog import Catalog, FileRecord, SessionRecord
 from ..index.sourcebook import REBUILD_NAME, SOURCES_NAME, RebuildMarker, SourceBook
 from ..index.store import TurnIndex, TurnWriter
-from ..terminal import scrub
+from ..terminal import scrub, shell_command
 from ..types import Session
 from .base import ParseContext
 from .forget import Forgetting, under
@@ -145,12 +145,14 @@ class Ingestor(Forgetting):
         cancel: threading.Event | None = None,
         force: bool = False,
         accept_shrink: bool = False,
+        within: Iterable[Path] | None = None,
     ) -> IngestReport:
         """Ingest files and folders; unchanged files are skipped unless `force`.
 
         A file that got smaller keeps the turns it no longer holds until `accept_shrink`
         (`refind ingest --accept-shrink PATH`) or until a complete copy at least as large returns.
-        Forgotten paths (`refind forget`) are skipped until `unforget`.
+        Forgotten paths (`refind forget`) are skipped until `unforget`. With `within` (the MCP `ingest`
+        tool), nothing whose real path lies outside those folders is read (`walker.discover`).
         """
         revive: list[str] = []
         with self._lock, self.index.write_lock():
@@ -182,7 +184,7 @@ class Ingestor(Forgetting):
             skipped: list[Skipped] = []
             for root in [p for p in roots if p.exists()]:
                 try:
-                    found, skips = discover([root], self.limits)
+                    found, skips = discover([root], self.limits, within)
                 except Exception as exc:  # a folder that cannot be walked never stops the others
                     found, skips = [], [Skipped(str(root), describe_failure(exc))]
                 sources += found
@@ -337,7 +339,7 @@ class Ingestor(Forgetting):
                 detail = (
                     "the file got smaller; kept the indexed turns of "
                     + "; ".join(held)
-                    + f": run `refind ingest --accept-shrink {key}` to accept the smaller file"
+                    + f": run `{shell_command('refind', 'ingest', '--accept-shrink', key)}` to accept the smaller file"
                 )
                 self.catalog.put_file(FileRecord(key, src.format, old.size if old else size, -1, ""))
                 self.catalog.put_note(key, "held", detail)
@@ -461,4 +463,5 @@ class _ChangedWhileRead(Exception):
 
 def forgotten_reason(root: str) -> str:
     """Skip reason of a path on the ignore list."""
-    return f"forgotten (`refind forget {root}`); run `refind unforget {root}` to index it again"
+    forget, unforget = shell_command("refind", "forget", root), shell_command("refind", "unforget", root)
+    return f"forgotten (`{forget}`); run `{unforget}` to index it again"

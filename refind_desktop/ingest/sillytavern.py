@@ -10,6 +10,7 @@ from typing import Any
 
 from ..errors import ParseError
 from ..types import Session
+from . import described
 from .base import (
     MONTH_NAMES,
     JsonlStats,
@@ -72,7 +73,7 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
             bot_names.append(name)
         sent = parse_send_date(obj.get("send_date"), ctx.tz)
         if sent is None and obj.get("send_date") not in (None, ""):
-            ctx.warn(f"{path}: line {lineno}: unreadable send_date {obj.get('send_date')!r}")
+            ctx.warn(f"{path}: line {lineno}: unreadable send_date {described.value(obj.get('send_date'))}")
         visible.append((is_user, name, text, sent))
     if path.parent.name == "group chats" or len(bot_names) > 1:
         turns = multiparty_turns(Message(name, text, ts) for _, name, text, ts in visible)

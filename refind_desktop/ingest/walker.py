@@ -83,12 +83,25 @@ class Skipped:
     reason: str
 
 
-def discover(paths: Iterable[Path], limits: Limits | None = None) -> tuple[list[Source], list[Skipped]]:
-    """Walk files and folders; return what can be ingested and what was skipped (with reasons)."""
-    walker = _Walker(limits or Limits())
+OUTSIDE_REASON = (
+    "a symbolic link to a place outside the allowed folders (the chat folder); not read. Ingest it yourself "
+    "with `refind ingest PATH` if you mean to"
+)
+
+
+def discover(
+    paths: Iterable[Path], limits: Limits | None = None, within: Iterable[Path] | None = None
+) -> tuple[list[Source], list[Skipped]]:
+    """Walk files and folders; return what can be ingested and what was skipped (with reasons).
+
+    With `within`, nothing is read whose real path (symbolic links resolved) lies outside those folders
+    and files: such an entry is skipped with OUTSIDE_REASON before it is opened."""
+    walker = _Walker(limits or Limits(), within)
     for p in paths:
         p = Path(p)
-        if not p.exists() and not p.is_symlink():
+        if not walker.inside(p):
+            walker.skipped.append(Skipped(str(p), OUTSIDE_REASON))
+        elif not p.exists() and not p.is_symlink():
             walker.skipped.append(Skipped(str(p), "no such file or folder"))
         elif p.is_dir():
             walker.walk_dir(p, "")
@@ -100,11 +113,19 @@ def discover(paths: Iterable[Path], limits: Limits | None = None) -> tuple[list[
 class _Walker:
     """Depth-first, name-sorted walk that remembers visited folders and the export it is inside."""
 
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: Limits, within: Iterable[Path] | None = None) -> None:
         self.limits = limits
         self.sources: list[Source] = []
         self.skipped: list[Skipped] = []
         self._seen: set[str] = set()
+        self.within = None if within is None else [os.path.realpath(p) for p in within]
+
+    def inside(self, path: Path) -> bool:
+        """Whether `path`, links resolved, lies in one of the `within` folders (always, without them)."""
+        if self.within is None:
+            return True
+        real = os.path.realpath(path)
+        return any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in self.within)
 
     def _once(self, path: Path) -> bool:
         key = os.path.realpath(path)
@@ -134,6 +155,9 @@ class _Walker:
             context = "whatsapp"
         for entry in entries:
             child = path / entry.name
+            if not self.inside(child):
+                self.skipped.append(Skipped(str(child), OUTSIDE_REASON))
+                continue
             try:
                 is_dir = entry.is_dir()
             except OSError:

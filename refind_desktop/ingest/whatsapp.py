@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..errors import ParseError
 from ..types import Session
+from . import described
 from .base import Message, ParseContext, as_utc, finish_session, multiparty_turns, stable_id
 from .decoding import decode_text, read_text
 from .limits import check_zip, read_member
@@ -297,7 +298,9 @@ def _to_datetime(rec: _Record, day_first: bool, ctx: ParseContext) -> datetime |
     try:
         return as_utc(datetime(year, month, day, hour, minute, second), ctx.tz)
     except ValueError:
-        ctx.warn(f"bad WhatsApp date/time {rec.raw[:40]!r}; timestamp left empty")
+        ctx.warn(
+            f"bad WhatsApp date/time {described.value(rec.date)} {described.value(rec.time)}; timestamp left empty"
+        )
         return None
 
 

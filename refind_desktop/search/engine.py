@@ -9,6 +9,7 @@ import numpy as np
 import tantivy
 
 from ..index.catalog import Catalog
+from ..index.schema import TS_MAX, TS_MIN
 from ..index.store import TurnIndex, clean_query
 from ..lang import detect_many
 from ..types import Block
@@ -98,14 +99,31 @@ class RankedTurn:
 def day_bounds(
     date_from: date | None, date_to: date | None, tz: tzinfo
 ) -> tuple[datetime | None, datetime | None]:
-    """Inclusive calendar days in the user's zone → naive UTC bounds for the date field."""
+    """Inclusive calendar days in the user's zone → naive UTC bounds for the date field.
+
+    A day beyond the span the index can store (TS_MIN..TS_MAX) gives a bound just outside that span,
+    so 0001-01-01 and 9999-12-31 are ordinary arguments (every dated turn is inside; undated turns
+    stay outside any date range, as always), never an overflow.
+    """
+    first, last = TS_MIN.date(), TS_MAX.date()
+
+    def start_of(day: date) -> datetime:
+        if day < first:
+            return TS_MIN - _TICK
+        if day > last:
+            return TS_MAX + _TICK
+        return datetime.combine(day, time.min, tz)
+
     lo = hi = None
     if date_from:
-        lo = datetime.combine(date_from, time.min, tz).astimezone(timezone.utc).replace(tzinfo=None)
+        lo = utc_naive(start_of(date_from), tz)
     if date_to:
-        end = datetime.combine(date_to + timedelta(days=1), time.min, tz) - timedelta(microseconds=1)
-        hi = end.astimezone(timezone.utc).replace(tzinfo=None)
+        end = TS_MAX + _TICK if date_to >= last else start_of(date_to + timedelta(days=1)) - _TICK
+        hi = utc_naive(end, tz)
     return lo, hi
+
+
+_TICK = timedelta(microseconds=1)
 
 
 def session_scores(bm25: np.ndarray, inverse: np.ndarray, n_sessions: int, top: int) -> np.ndarray:

@@ -14,7 +14,6 @@ from refind_desktop.ingest.base import ParseContext
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "discord"
 GARDEN = "Plant Swap - garden-chat [900000000000000002].json"
 DM_PART = "Direct Messages - bochen [900000000000000010] [part 2].json"
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "discord" / GARDEN
 
 
 def parse(path: Path, ctx: ParseContext | None = None) -> list:
@@ -72,9 +71,3 @@ def test_not_a_dce_export(tmp_path: Path) -> None:
     other.write_text("[1, 2]", encoding="utf-8")
     with pytest.raises(ParseError, match="not readable as DiscordChatExporter JSON"):
         parse(other)
-
-
-@pytest.mark.skipif(not SHARED.is_file(), reason="shared fixtures not present")
-def test_shared_fixture_matches_copy() -> None:
-    ours = [(s.session_id, [t.text for t in s.turns]) for s in parse(FIXTURES / GARDEN)]
-    assert [(s.session_id, [t.text for t in s.turns]) for s in parse(SHARED)] == ours

@@ -12,7 +12,6 @@ from refind_desktop.ingest import telegram
 from refind_desktop.ingest.base import ParseContext
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "telegram"
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "telegram" / "result.json"
 PLUS2 = timezone(timedelta(hours=2))
 
 
@@ -86,9 +85,3 @@ def test_not_a_telegram_export(tmp_path: Path) -> None:
     other.write_text('{"score": 3, "items": []}', encoding="utf-8")
     with pytest.raises(ParseError, match="not a Telegram export"):
         parse(other)
-
-
-@pytest.mark.skipif(not SHARED.is_file(), reason="shared fixtures not present")
-def test_shared_fixture_matches_copy() -> None:
-    ours = [(s.session_id, [t.text for t in s.turns]) for s in parse(FIXTURES / "result.json")]
-    assert [(s.session_id, [t.text for t in s.turns]) for s in parse(SHARED)] == ours

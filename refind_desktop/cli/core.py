@@ -10,6 +10,16 @@ from pathlib import Path
 from ..errors import ConfigError, NotFoundError
 from ..search.engine import block_to_json
 from ..terminal import printable
+from ..types import SessionInfo
+from .chats import (
+    chat_place,
+    chat_place_line,
+    local_time,
+    print_grouped,
+    print_turns,
+    show_chat,
+    speaker_label,
+)
 from .common import Progress, parse_day, print_json, services
 
 
@@ -38,15 +48,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_search)
 
-    p = sub.add_parser("sessions", help="list indexed sessions, newest first")
+    p = sub.add_parser(
+        "sessions", help="list indexed sessions, newest first; a chat's conversations under the chat"
+    )
     p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--chat", metavar="CHAT", help="list every conversation of one chat (its chat id)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_sessions)
 
-    p = sub.add_parser("show", help="print a session transcript")
-    p.add_argument("session")
+    p = sub.add_parser(
+        "show", help="print a session transcript (a conversation in its chat's context, or a whole chat)"
+    )
+    p.add_argument("session", help="a session id, or a chat id to print the whole chat")
     p.add_argument("--turn", type=int, default=None, help="show turns around this one")
     p.add_argument("--context", type=non_negative, default=3)
+    p.add_argument("--chat", action="store_true", help="print the whole chat this conversation belongs to")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_show)
 
@@ -150,23 +166,32 @@ def cmd_search(args: argparse.Namespace) -> int:
         print("no results", file=sys.stderr)
         return 0
     for b in blocks:
-        day = b.session_date.date().isoformat() if b.session_date else "unknown date"
+        when = local_time(b.date, svc.tz) if b.date else "unknown date"
         title = printable(b.session_title or b.session_id, one_line=True)
         print(
-            f"[{b.rank}] {title} ({day}) turn {b.turn}  "
+            f"[{b.rank}] {title} ({when}) turn {b.turn}  "
             f"score {b.score:.4f}  id {printable(b.session_id, one_line=True)}"
         )
         for t in b.turns:
             mark = ">" if t.turn in b.hit_turns else " "
-            print(textwrap.indent(f"{t.turn:>4} {printable(t.text)}", f"  {mark}"))
+            print(textwrap.indent(f"{t.turn:>4} {speaker_label(t.speaker)}{printable(t.text)}", f"  {mark}"))
         print()
     return 0
 
 
 def cmd_sessions(args: argparse.Namespace) -> int:
-    """`refind sessions`"""
+    """`refind sessions [--chat CHAT]`: newest first; a chat's conversations listed under the chat."""
     svc = services()
-    infos = list(svc.catalog.session_infos(limit=args.limit))
+    if args.chat:
+        recs = svc.catalog.chat_sessions(args.chat)
+        if not recs:
+            raise NotFoundError(f"no chat {args.chat!r}; chat ids are listed by `refind sessions`")
+        infos = [
+            SessionInfo(r.sid, r.title, r.source, r.format, r.started_at, r.n_turns, r.chat, r.chat_title)
+            for r in reversed(recs)
+        ]
+    else:
+        infos = list(svc.catalog.session_infos(limit=args.limit))
     if args.json:
         print_json(
             {
@@ -178,26 +203,29 @@ def cmd_sessions(args: argparse.Namespace) -> int:
                         "format": s.format,
                         "started_at": s.started_at,
                         "turns": s.turns,
+                        "chat_id": s.chat_id,
+                        "chat_title": s.chat_title,
                     }
                     for s in infos
                 ]
             }
         )
         return 0
-    for s in infos:
-        day = s.started_at.date().isoformat() if s.started_at else "????-??-??"
-        print(
-            printable(f"{day}  {s.turns:>5} turns  {s.format:<12} {s.session_id}  {s.title}", one_line=True)
-        )
+    print_grouped(svc.catalog, infos)
     return 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    """`refind show SESSION [--turn N]`"""
+    """`refind show SESSION [--turn N] [--chat]`, or `refind show CHAT` for a whole chat."""
     svc = services()
     rec = svc.catalog.get_session(args.session)
+    if rec is None and svc.catalog.chat_sessions(args.session):
+        return show_chat(svc, args.session, args.json)
     if rec is None:
         raise NotFoundError(f"no session {args.session!r}; list them with `refind sessions`")
+    if args.chat and rec.chat:
+        return show_chat(svc, rec.chat, args.json)
+    place = chat_place(svc.catalog, rec)
     lo, hi = 0, None
     if args.turn is not None:
         lo, hi = max(0, args.turn - args.context), args.turn + args.context
@@ -208,6 +236,7 @@ def cmd_show(args: argparse.Namespace) -> int:
                 "session_id": rec.sid,
                 "title": rec.title,
                 "source": rec.source,
+                "chat": place,
                 "turns": [
                     {"turn": t.turn, "speaker": t.speaker, "timestamp": t.timestamp, "text": t.text}
                     for t in turns
@@ -220,11 +249,9 @@ def cmd_show(args: argparse.Namespace) -> int:
             f"{rec.title or rec.sid}  ({rec.format}, {rec.n_turns} turns, from {rec.source})", one_line=True
         )
     )
-    for t in turns:
-        mark = ">" if t.turn == args.turn else " "
-        when = t.timestamp.isoformat(timespec="minutes") if t.timestamp else ""
-        print(printable(f"{mark}[{t.turn}] {t.speaker} {when}", one_line=True))
-        print(textwrap.indent(printable(t.text), "    "))
+    if place:
+        print(printable(chat_place_line(place), one_line=True))
+    print_turns(turns, args.turn)
     return 0
 
 

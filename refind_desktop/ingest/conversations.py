@@ -2,9 +2,13 @@
 
 A WhatsApp, Telegram or Discord chat (or a long SillyTavern role-play file) is months of talks, not
 one session. `split_chat` cuts it into conversations: a new conversation starts at a turn that
-follows a pause of at least `SplitRule.gap` since the previous timed turn, or a pause of at least
-`SplitRule.night_gap` that crosses midnight in the user's zone (a talk that runs on past midnight
-stays whole; a lull into a new day starts a new one). Each conversation is a `Session` of its own,
+follows a pause of at least `SplitRule.gap` (4 hours by default) since the previous timed turn.
+A pause is what separates two talks: replies within a talk come in minutes, a slow one in an hour or
+two, while a morning and an evening talk of the same day lie many hours apart. The calendar day is
+the weaker cut: it splits a talk that runs past midnight and merges the morning's talk with the
+evening's (`benchmarks/messenger_recall.py --retime dense` scores each rule's cuts against known
+sittings). It stays available: `SplitRule.night_gap` also cuts at a shorter pause that crosses
+midnight in the user's zone (0: at every new day). Each conversation is a `Session` of its own,
 grouped under its chat by `chat_id` / `chat_title`.
 
 The rule is causal: whether a turn opens a conversation depends only on that turn and the turn
@@ -27,8 +31,7 @@ from ..types import Session, Turn
 MESSENGER_FORMATS = ("whatsapp", "telegram", "discord", "sillytavern")
 """Readers whose files are chats cut into conversations by this module (Slack keeps its day files)."""
 
-DEFAULT_GAP_HOURS = 6.0
-DEFAULT_NIGHT_GAP_HOURS = 1.0
+DEFAULT_GAP_HOURS = 4.0
 
 
 @dataclass(frozen=True)
@@ -37,9 +40,9 @@ class SplitRule:
 
     gap: timedelta | None = timedelta(hours=DEFAULT_GAP_HOURS)
     """A pause at least this long always starts a new conversation (None: never on the pause alone)."""
-    night_gap: timedelta | None = timedelta(hours=DEFAULT_NIGHT_GAP_HOURS)
-    """A pause at least this long that crosses midnight in `tz` starts one too (None: the calendar
-    day plays no part; timedelta(0): every new day starts one)."""
+    night_gap: timedelta | None = None
+    """A pause at least this long that crosses midnight in `tz` starts one too (None, the default: the
+    calendar day plays no part; timedelta(0): every new day starts one)."""
     tz: tzinfo = field(default=timezone.utc)
     """The user's zone: where midnight falls, and the date in a conversation's title."""
 

@@ -33,13 +33,14 @@ class SearchOptions:
     as the dense backend's session rank."""
     own_words: bool = True
     """Score each word on the turn text and again on the person's own words (index/said.py)."""
-    speaker_weight: float = 1.0
+    speaker_weight: float = 2.0
     """Score each word also on the turn's author (the `who` field: the speaker of a WhatsApp, Telegram,
     Discord or Slack message), that score times this weight (0 = off). A person is findable by what
     they said: "Emi travel" ranks Emi's own messages about travel above others' messages about travel,
-    while the topic words still decide among Emi's messages. At 1 a name that names the author counts
-    as one more matching word of its own rarity, as the `said` field does (BM25F with equal weights);
-    much more would make a name a filter, and "what did I tell Emi" would lose my own messages."""
+    while the topic words still decide among Emi's messages. At 2 the author's name counts as much as
+    the same word would in the message: a multi-party message's words are scored twice, on `text` and
+    on `said` (the whole message is the person's own words), its author's name once on `who`. Much
+    more would make a name a filter, and "what did I tell Emi" would lose my own messages."""
     question_words: bool = True
     """Drop the question's generic words (pronouns, interrogatives, auxiliaries: search/querywords.py)
     from the query, unless nothing would be left."""

@@ -34,6 +34,9 @@ def search_json(blocks: list[Block]) -> dict:
         item["session_id"] = neutralise(item["session_id"])
         if item["session_title"]:
             item["session_title"] = section(f"{b.rank} title", item["session_title"])
+        item["chat_id"] = neutralise(item["chat_id"])
+        if item["chat_title"]:
+            item["chat_title"] = section(f"{b.rank} chat", item["chat_title"])
         for turn in item["block"]:
             turn["speaker"] = neutralise(turn["speaker"])
             turn["text"] = section(f"{b.rank} turn {turn['turn']}", turn["text"])

@@ -21,7 +21,8 @@ Rules: `whole` (one session per chat: the reading before conversations), `day` (
 hours across midnight). The same script runs on code without conversations (rules other than
 `whole` then change nothing, and are reported as such).
 
-    python benchmarks/messenger_recall.py /tmp/locomo-exports/whatsapp --rules whole,gap:6+night:1
+    python benchmarks/messenger_recall.py /tmp/locomo-exports/whatsapp --rules whole,gap:4 --weights 0,2
+    python benchmarks/messenger_recall.py /tmp/locomo-exports/whatsapp --retime dense --rules day,gap:4,day|gap:4
 """
 
 from __future__ import annotations
@@ -237,7 +238,7 @@ def boundary_scores(folder: Path, truth: dict[str, list[int]], cuts: dict[str, l
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("folder", type=Path, help="export folder holding questions.json")
-    ap.add_argument("--rules", default="whole,gap:6+night:1", help="rules separated by commas")
+    ap.add_argument("--rules", default="whole,gap:4", help="rules separated by commas")
     ap.add_argument("--weights", default="", help="speaker weights to try, e.g. 0,0.25,0.5,1")
     ap.add_argument("--retime", choices=("dense",), default=None)
     ap.add_argument("--seed", type=int, default=0)

@@ -22,7 +22,7 @@ hours across midnight). The same script runs on code without conversations (rule
 `whole` then change nothing, and are reported as such).
 
     python benchmarks/messenger_recall.py /tmp/locomo-exports/whatsapp --rules whole,gap:4 --weights 0,2
-    python benchmarks/messenger_recall.py /tmp/locomo-exports/whatsapp --retime dense --rules day,gap:4,day|gap:4
+    python benchmarks/messenger_recall.py /tmp/locomo-exports/whatsapp --retime dense --rules 'day,gap:4,day|gap:4'
 """
 
 from __future__ import annotations

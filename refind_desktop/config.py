@@ -25,6 +25,14 @@ class Settings:
     timezone: str = "local"
     """Zone for exports whose times carry no zone (WhatsApp, Telegram, SillyTavern): "local" (this machine's
     IANA zone, DST included), "UTC" or an IANA name like "Europe/Berlin"."""
+    conversation_gap_hours: float = 4.0
+    """A messenger chat (WhatsApp, Telegram, Discord, SillyTavern) is cut into conversations: a pause of
+    this many hours starts a new one (negative: never on the pause alone). Takes effect at `refind
+    reindex`."""
+    conversation_night_gap_hours: float = -1.0
+    """A pause of this many hours that crosses midnight (in `timezone`) also starts a new conversation
+    (0: every new day does; negative, the default: the day plays no part). Takes effect at `refind
+    reindex`."""
     backend: str = "llama"
     """Model back end for `refind ask`: "llama" (local GGUF) or "openai" (OpenAI-compatible server)."""
     model: str = ""

@@ -18,6 +18,7 @@ from .errors import ConfigError
 from .index.catalog import Catalog
 from .index.sourcebook import REBUILD_NAME
 from .index.store import TurnIndex
+from .ingest.conversations import SplitRule
 from .ingest.limits import Limits
 from .ingest.pipeline import Ingestor, IngestProgress
 from .ingest.rebuild import RebuildResult, rebuild
@@ -62,6 +63,11 @@ def local_zone() -> tzinfo:
 def zone_label(tz: tzinfo) -> str:
     """Name of a zone for `refind stats`: the IANA key, "UTC", or the zone's own name."""
     return getattr(tz, "key", None) or ("UTC" if tz is timezone.utc else str(tz))
+
+
+def split_rule(settings: Settings, tz: tzinfo) -> SplitRule:
+    """The rule that cuts messenger chats into conversations, from the settings."""
+    return SplitRule.from_hours(settings.conversation_gap_hours, settings.conversation_night_gap_hours, tz)
 
 
 @dataclass
@@ -130,7 +136,12 @@ def build_services(settings: Settings | None = None, paths: Paths | None = None)
         index=index,
         catalog=catalog,
         ingestor=Ingestor(
-            index, catalog, tz, [StaleMarker(vectors_folder(index.path))], Limits.from_settings(settings)
+            index,
+            catalog,
+            tz,
+            [StaleMarker(vectors_folder(index.path))],
+            Limits.from_settings(settings),
+            split_rule(settings, tz),
         ),
         engine=SearchEngine(index, catalog, tz),
         tz=tz,

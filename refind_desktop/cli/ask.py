@@ -138,7 +138,7 @@ class StepPrinter:
                     who = f"{hit.speaker}: " if hit.speaker else ""
                     print(
                         printable(
-                            f"  {_day(b.session_date)}  {b.session_id} turn {b.turn}  {who}{text}",
+                            f"  {_day(b.date)}  {b.session_id} turn {b.turn}  {who}{text}",
                             one_line=True,
                         ),
                         file=err,

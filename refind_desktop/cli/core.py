@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-import textwrap
 from pathlib import Path
 
 from ..errors import ConfigError, NotFoundError
 from ..search.engine import block_to_json
 from ..terminal import printable, shell_command
+from ..types import SessionInfo
 from . import render
+from .chats import chat_place, chat_place_line, print_grouped, print_turns, show_chat
 from .common import (
     Progress,
     day,
@@ -60,16 +61,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--reveal", action="store_true", help=REVEAL_HELP)
     p.set_defaults(func=cmd_search)
 
-    p = sub.add_parser("sessions", help="list indexed sessions, newest first")
+    p = sub.add_parser(
+        "sessions", help="list indexed sessions, newest first; a chat's conversations under the chat"
+    )
     p.add_argument("--limit", type=non_negative, default=50, help="at most this many (0: all)")
+    p.add_argument("--chat", metavar="CHAT", help="list every conversation of one chat (its chat id)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--reveal", action="store_true", help=REVEAL_HELP)
     p.set_defaults(func=cmd_sessions)
 
-    p = sub.add_parser("show", help="print a session transcript")
-    p.add_argument("session", help="a session id, or the start of one that no other id shares")
+    p = sub.add_parser(
+        "show", help="print a session transcript (a conversation in its chat's context, or a whole chat)"
+    )
+    p.add_argument(
+        "session",
+        help="a session id (or the start of one no other id shares), or a chat id for the whole chat",
+    )
     p.add_argument("--turn", type=non_negative, default=None, help="show turns around this one")
     p.add_argument("--context", type=non_negative, default=3)
+    p.add_argument("--chat", action="store_true", help="print the whole chat this conversation belongs to")
     p.add_argument("--json", action="store_true")
     p.add_argument("--reveal", action="store_true", help=REVEAL_HELP)
     p.set_defaults(func=cmd_show)
@@ -176,7 +186,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     words = " ".join(args.keywords).split()
     cut = False
     for b in blocks:
-        lines, clipped = render.block_lines(b, words, svc.redactor.text)
+        lines, clipped = render.block_lines(b, words, svc.redactor.text, svc.tz)
         print("\n".join(lines) + "\n")
         cut = cut or clipped
     if cut:
@@ -185,9 +195,18 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_sessions(args: argparse.Namespace) -> int:
-    """`refind sessions`"""
+    """`refind sessions [--chat CHAT]`: newest first; a chat's conversations listed under the chat."""
     svc = services(redact=False if args.reveal else None)
-    infos = list(svc.catalog.session_infos(limit=args.limit))
+    if args.chat:
+        recs = svc.catalog.chat_sessions(args.chat)
+        if not recs:
+            raise NotFoundError(f"no chat {args.chat!r}; chat ids are listed by `refind sessions`")
+        infos = [
+            SessionInfo(r.sid, r.title, r.source, r.format, r.started_at, r.n_turns, r.chat, r.chat_title)
+            for r in reversed(recs)
+        ]
+    else:
+        infos = list(svc.catalog.session_infos(limit=args.limit))
     if not infos and not args.json:
         print(empty_archive_hint(svc) or "no sessions", file=sys.stderr)
         return 0
@@ -203,6 +222,8 @@ def cmd_sessions(args: argparse.Namespace) -> int:
                             "format": s.format,
                             "started_at": s.started_at,
                             "turns": s.turns,
+                            "chat_id": s.chat_id,
+                            "chat_title": s.chat_title,
                         }
                         for s in infos
                     ]
@@ -210,22 +231,20 @@ def cmd_sessions(args: argparse.Namespace) -> int:
             )
         )
         return 0
-    for s in infos:
-        day = s.started_at.date().isoformat() if s.started_at else "????-??-??"
-        print(
-            printable(
-                f"{day}  {s.turns:>5} turns  {s.format:<12} {s.session_id}  {svc.redactor.text(s.title)}",
-                one_line=True,
-            )
-        )
+    print_grouped(svc.catalog, infos, svc.redactor.text)
     return 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    """`refind show SESSION [--turn N]`"""
+    """`refind show SESSION [--turn N] [--chat]`, or `refind show CHAT` for a whole chat."""
     svc = services(redact=False if args.reveal else None)
     hide = svc.redactor.text
+    if svc.catalog.get_session(args.session) is None and svc.catalog.chat_sessions(args.session):
+        return show_chat(svc, args.session, args.json)
     rec = pick_session(svc, args.session)
+    if args.chat and rec.chat:
+        return show_chat(svc, rec.chat, args.json)
+    place = chat_place(svc.catalog, rec)
     lo, hi = 0, None
     if args.turn is not None:
         lo, hi = max(0, args.turn - args.context), args.turn + args.context
@@ -237,6 +256,7 @@ def cmd_show(args: argparse.Namespace) -> int:
                     "session_id": rec.sid,
                     "title": rec.title,
                     "source": rec.source,
+                    "chat": place,
                     "turns": [
                         {"turn": t.turn, "speaker": t.speaker, "timestamp": t.timestamp, "text": t.text}
                         for t in turns
@@ -251,11 +271,9 @@ def cmd_show(args: argparse.Namespace) -> int:
             one_line=True,
         )
     )
-    for t in turns:
-        mark = ">" if t.turn == args.turn else " "
-        when = t.timestamp.isoformat(timespec="minutes") if t.timestamp else ""
-        print(printable(f"{mark}[{t.turn}] {t.speaker} {when}", one_line=True))
-        print(textwrap.indent(printable(hide(t.text)), "    "))
+    if place:
+        print(printable(hide(chat_place_line(place)), one_line=True))
+    print_turns(turns, args.turn, hide)
     return 0
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from datetime import tzinfo
 
 from ..terminal import printable, shell_command
 from ..types import Block, TurnView
@@ -90,12 +91,14 @@ def turn_lines(
 
 
 def block_lines(
-    block: Block, words: Iterable[str] = (), hide: Callable[[str], str] = str
+    block: Block, words: Iterable[str] = (), hide: Callable[[str], str] = str, tz: tzinfo | None = None
 ) -> tuple[list[str], bool]:
     """A search result (its header line, then each turn of its context window), and whether a turn's
-    text was cut; `hide` redacts titles and text (svc.redactor.text)."""
+    text was cut; `hide` redacts titles and text (svc.redactor.text); the hit turn's time is shown in
+    `tz` (the user's zone)."""
     words = list(words)
-    day = block.session_date.date().isoformat() if block.session_date else "unknown date"
+    when = block.date or block.session_date  # the hit turn's own time, else its session's
+    day = when.astimezone(tz).strftime("%Y-%m-%d %H:%M") if when else "unknown date"
     title = printable(hide(block.session_title or block.session_id), one_line=True)
     out = [
         f"[{block.rank}] {title} ({day}) turn {block.turn}  "

@@ -6,9 +6,34 @@ from datetime import datetime, timezone
 
 import tantivy
 
-SCHEMA_VERSION = 2
-"""2: the `cjk` bigram field (index/cjk.py) and the `said` field (the person's own words, index/said.py)."""
+from ..lang import SUPPORTED, pack_for
+
+SCHEMA_VERSION = 3
+"""2: the `cjk` bigram field (index/cjk.py) and the `said` field (the person's own words, index/said.py).
+3: the `who` field (a multi-party message's author, tokenized, so a search can match who spoke); messenger
+chats are stored as conversations (ingest/conversations.py), so `refind reindex` re-splits old chats; the
+`text_<lang>`/`said_<lang>` fields stem a session written in another language with its own stemmer."""
 ANALYZER = "refind_en"
+LANGUAGES = tuple(code for code in SUPPORTED if code != "en")
+"""Languages (besides English, which `text` and `said` stem) whose sessions are also indexed in fields of
+their own, stemmed with their own stemmer: a German chat's "Fahrräder" matches "Fahrrad"."""
+
+
+def text_field(lang: str) -> str:
+    """The text field of a language (`text` for English and every language without a pack)."""
+    return f"text_{lang}" if lang in LANGUAGES else "text"
+
+
+def said_field(lang: str) -> str:
+    """The person's-own-words field of a language (`said` for English and the rest)."""
+    return f"said_{lang}" if lang in LANGUAGES else "said"
+
+
+def analyzer_name(lang: str) -> str:
+    """The tokenizer name a language's fields are registered under."""
+    return f"refind_{lang}" if lang in LANGUAGES else ANALYZER
+
+
 CJK_TOKENIZER = "whitespace"
 """The `cjk` field holds space-separated character bigrams (index/cjk.py), one token each."""
 # tantivy stores dates as nanoseconds in an i64 (1677-09-21 .. 2262-04-11): the `ts` field holds
@@ -30,17 +55,24 @@ def build_schema() -> tantivy.Schema:
     sb.add_text_field("said", stored=False, tokenizer_name=ANALYZER)
     sb.add_text_field("cjk", stored=False, tokenizer_name=CJK_TOKENIZER)
     sb.add_text_field("speaker", stored=True, tokenizer_name="raw")
+    # who spoke, as words: the author of a multi-party message (empty for assistant-style turns)
+    sb.add_text_field("who", stored=False, tokenizer_name=ANALYZER)
     sb.add_date_field("ts", stored=True, indexed=True, fast=True)
+    for lang in LANGUAGES:
+        sb.add_text_field(text_field(lang), stored=False, tokenizer_name=analyzer_name(lang))
+        sb.add_text_field(said_field(lang), stored=False, tokenizer_name=analyzer_name(lang))
     return sb.build()
 
 
-def analyzer() -> tantivy.TextAnalyzer:
-    """Lowercase, split on non-alphanumerics, English stop-words, Snowball English stemming."""
+def analyzer(lang: str = "en") -> tantivy.TextAnalyzer:
+    """Lowercase, split on non-alphanumerics, the language's stop-words, its Snowball stemmer (tantivy's
+    own, named by the language pack)."""
+    name = pack_for(lang).stemmer
     return (
         tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
         .filter(tantivy.Filter.remove_long(40))
         .filter(tantivy.Filter.lowercase())
-        .filter(tantivy.Filter.stopword("english"))
-        .filter(tantivy.Filter.stemmer("english"))
+        .filter(tantivy.Filter.stopword(name))
+        .filter(tantivy.Filter.stemmer(name))
         .build()
     )

@@ -17,13 +17,23 @@ from pathlib import Path
 import tantivy
 
 from ..errors import DiskFullError, IndexDamagedError, IndexLockedError, IndexSchemaError
+from ..lang import detect
 from ..types import Turn, TurnView
 from .cjk import cjk_field_text, cjk_terms
 from .integrity import DAMAGED_HINT, check_index
 from .journal import JOURNAL_NAME, WriteJournal
 from .lock import DEFAULT_WAIT, LOCK_NAME, writer_lock
-from .said import own_words
-from .schema import ANALYZER, SCHEMA_VERSION, analyzer, build_schema
+from .said import ASSISTANT_STYLE, own_words
+from .schema import (
+    ANALYZER,
+    LANGUAGES,
+    SCHEMA_VERSION,
+    analyzer,
+    analyzer_name,
+    build_schema,
+    said_field,
+    text_field,
+)
 
 META_FILE = "refind_schema.json"
 _NON_WORD = re.compile(r"[^\w]+", re.UNICODE)
@@ -59,6 +69,21 @@ def clean_query(keywords: str) -> str:
     return " ".join(_NON_WORD.sub(" ", keywords.lower()).split())
 
 
+LANGUAGE_SAMPLE = 600
+"""Characters of a session's text its language is told by (about half a millisecond)."""
+
+
+def session_language(turns: list[Turn]) -> str | None:
+    """The language of a session's turns (from their first `LANGUAGE_SAMPLE` characters), or None."""
+    sample, size = [], 0
+    for t in turns:
+        sample.append(t.text[: LANGUAGE_SAMPLE - size])
+        size += len(sample[-1])
+        if size >= LANGUAGE_SAMPLE:
+            break
+    return detect(" ".join(sample)) if sample else None
+
+
 class TurnWriter:
     """Batch of index changes, committed atomically by `TurnIndex.writer()`."""
 
@@ -68,7 +93,11 @@ class TurnWriter:
         self.added = 0
 
     def add_turns(self, session_id: str, source: str, sord: int, turns: Iterable[Turn]) -> int:
-        """Add turns of one session; returns how many were added."""
+        """Add turns of one session; returns how many were added. A session written in a language with
+        its own fields (`schema.LANGUAGES`, told by `lang.detect` over a sample of these turns) is also
+        indexed there, stemmed with its own stemmer."""
+        turns = list(turns)
+        lang = session_language(turns)
         n = 0
         for t in turns:
             doc = tantivy.Document()
@@ -81,10 +110,16 @@ class TurnWriter:
             said = own_words(t.text, t.speaker or "")
             if said:
                 doc.add_text("said", said)
+            if lang in LANGUAGES:
+                doc.add_text(text_field(lang), t.text)
+                if said:
+                    doc.add_text(said_field(lang), said)
             grams = cjk_field_text(t.text)
             if grams:
                 doc.add_text("cjk", grams)
             doc.add_text("speaker", t.speaker or "")
+            if t.speaker and t.speaker not in ASSISTANT_STYLE:
+                doc.add_text("who", t.speaker)
             if t.timestamp is not None:
                 doc.add_date("ts", t.timestamp.astimezone(timezone.utc).replace(tzinfo=None))
             self._w.add_document(doc)
@@ -178,6 +213,8 @@ class TurnIndex:
                 meta.write_text(json.dumps({"schema_version": SCHEMA_VERSION}))
         self._analyzer = analyzer()
         self._index.register_tokenizer(ANALYZER, self._analyzer)
+        for lang in LANGUAGES:
+            self._index.register_tokenizer(analyzer_name(lang), analyzer(lang))
         _make_private(path)
 
     def _shadow_of(self, path: Path) -> Path:
@@ -342,18 +379,29 @@ class TurnIndex:
         step = max(1, len(hits) // n)
         return [str(searcher.doc(addr).get_first("text") or "") for _, addr in hits[::step][:n]]
 
-    def text_query(self, keywords: str, own_words: bool = False) -> tantivy.Query | None:
+    def text_query(
+        self, keywords: str, own_words: bool = False, speaker_weight: float = 0.0
+    ) -> tantivy.Query | None:
         """BM25 query over turn text (and the CJK bigram field for the query's CJK runs); None when no
         searchable term remains. A query without CJK characters is exactly the word query.
 
         `own_words`: each word is scored on the turn text and on the person's own words (`said`),
-        the two BM25 scores summed."""
+        the two BM25 scores summed. `speaker_weight` > 0: each word is also scored on who wrote the
+        turn (`who`, a multi-party message's author), that BM25 score times `speaker_weight`, so
+        "Emi travel" ranks Emi's own messages about travel first."""
         text = clean_query(keywords)
         if not text:
             return None
+        fields = ["text", "said"] if own_words else ["text"]
+        for lang in LANGUAGES:  # a word of a session in another language, read with its stemmer
+            fields += [text_field(lang), said_field(lang)] if own_words else [text_field(lang)]
+        boosts: dict[str, float] = {}
+        if speaker_weight > 0:
+            fields.append("who")
+            boosts["who"] = speaker_weight
         clauses: list[tantivy.Query] = []
         try:
-            clauses.append(self._index.parse_query(text, ["text", "said"] if own_words else ["text"]))
+            clauses.append(self._index.parse_query(text, fields, field_boosts=boosts or None))
         except ValueError:  # every word was a stop-word
             pass
         grams = cjk_terms(text)

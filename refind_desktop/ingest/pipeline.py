@@ -17,6 +17,7 @@ from ..index.store import TurnIndex, TurnWriter
 from ..terminal import scrub, shell_command
 from ..types import Session
 from .base import ParseContext
+from .conversations import SplitRule
 from .forget import Forgetting, under
 from .formats import get_parser
 from .limits import Limits
@@ -119,8 +120,10 @@ class Ingestor(Forgetting):
         tz: tzinfo,
         listeners: Iterable[ChangeListener] = (),
         limits: Limits | None = None,
+        split: SplitRule | None = None,
     ) -> None:
         self.limits = limits or Limits()
+        self.split = split or SplitRule(tz=tz)
         self.index = index
         self.catalog = catalog
         self.tz = tz
@@ -251,7 +254,7 @@ class Ingestor(Forgetting):
         """Index already-parsed sessions under a pseudo source (benchmarks, tests, eval harness)."""
         with self._lock, self.index.write_lock():
             report = IngestReport()
-            ctx = ParseContext(tz=self.tz)
+            ctx = ParseContext(tz=self.tz, split=self.split)
             with self.index.writer() as w:
                 for s in sessions:
                     self._apply_session(s, source, fmt, w, report, ctx, hashes=self._prepare(s, source, ctx))
@@ -289,7 +292,7 @@ class Ingestor(Forgetting):
                 self.catalog.put_file(FileRecord(key, src.format, size, mtime, dig))
                 report.unchanged_files += 1
                 return False
-            ctx = ParseContext(tz=self.tz, limits=self.limits)
+            ctx = ParseContext(tz=self.tz, limits=self.limits, split=self.split)
             shrunk = old is not None and size < old.size and not accept_shrink and not dirty
             seen: dict[str, tuple[str, ...]] = {}
             owned: set[str] = set()
@@ -452,7 +455,18 @@ class Ingestor(Forgetting):
 
     def _put(self, s: Session, source: str, fmt: str, ord_: int, hashes: tuple[str, ...]) -> None:
         self.catalog.put_session(
-            SessionRecord(s.session_id, ord_, source, fmt, s.title, s.started_at, len(hashes), hashes),
+            SessionRecord(
+                s.session_id,
+                ord_,
+                source,
+                fmt,
+                s.title,
+                s.started_at,
+                len(hashes),
+                hashes,
+                s.chat_id,
+                s.chat_title,
+            ),
             s.participants,
         )
 

@@ -1,4 +1,7 @@
-"""SillyTavern chat parser (`data/<user>/chats/<Character>/*.jsonl`, group chats): one file = one session."""
+"""SillyTavern chat parser (`data/<user>/chats/<Character>/*.jsonl`, group chats): one file = one chat.
+
+A chat file can run for months: it is cut into conversations by `conversations.split_chat`.
+"""
 
 from __future__ import annotations
 
@@ -24,6 +27,7 @@ from .base import (
     parse_timestamp,
     stable_id,
 )
+from .conversations import split_chat
 
 # Older humanized send_date: "June 10, 2026 2:30pm" / "Sep 26, 2025 3:06 PM"
 _HUMAN = re.compile(
@@ -100,9 +104,7 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
         )
     )
     if session is not None:
-        for t in session.turns:
-            t.turn_id = f"{session_id}:{t.index}"
-        yield session
+        yield from split_chat(session, ctx.conversations())
 
 
 def parse_send_date(value: object, tz: tzinfo) -> datetime | None:

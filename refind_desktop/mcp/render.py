@@ -161,6 +161,10 @@ def search_json(blocks: list[Block], caps: Caps | None = None) -> dict:
         if title:
             item["session_title"] = section(f"{b.rank} title", title)
             used += _size(title)
+        if item.get("chat_id"):
+            item["chat_id"] = session_ref(item["chat_id"])
+        if item.get("chat_title"):
+            item["chat_title"] = section(f"{b.rank} chat", cut_text(item["chat_title"], 400)[0])
         out.append(item)
     data: dict = {"results": out}
     if omitted:

@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from helpers.chats import chats, whole_chat
 
 from refind_desktop.errors import ParseError
 from refind_desktop.ingest import telegram
@@ -21,11 +22,11 @@ def parse(path: Path, ctx: ParseContext | None = None) -> list:
 
 def test_single_chat() -> None:
     ctx = ParseContext()
-    (s,) = parse(FIXTURES / "result.json", ctx)
+    s = whole_chat(parse(FIXTURES / "result.json", ctx))
     assert s.session_id == "telegram:1938475610"
     assert s.title == "Plant Swap"
-    # first message (the service one) starts the session; it is not a turn
-    assert s.started_at == datetime(2024, 3, 12, 14, 20, 0, tzinfo=UTC)
+    # the first conversation starts at the first message that is a turn (not the service one)
+    assert s.started_at == datetime(2024, 3, 12, 14, 22, 41, tzinfo=UTC)
     assert s.participants == ["Ann Lee", "Bo Chen"]
     assert [(t.turn_id, t.speaker, t.text) for t in s.turns] == [
         ("2", "Ann Lee", "Anyone want fig cuttings? Details: https://example.org/figs"),
@@ -38,7 +39,7 @@ def test_single_chat() -> None:
 
 def test_full_account_export() -> None:
     ctx = ParseContext(tz=PLUS2)
-    bo, saved, left = parse(FIXTURES / "full_account" / "result.json", ctx)
+    bo, saved, left = chats(parse(FIXTURES / "full_account" / "result.json", ctx))
     assert bo.session_id == "telegram:222222222"
     assert bo.title == "Bo Chen"
     # no date_unixtime: naive `date` read in ctx.tz (UTC+2)
@@ -68,7 +69,7 @@ def test_truncated_full_export_keeps_read_chats(tmp_path: Path) -> None:
     torn = tmp_path / "result.json"
     torn.write_bytes(data[: data.index(b'"Empty group"')])
     ctx = ParseContext()
-    assert [s.session_id for s in parse(torn, ctx)] == ["telegram:222222222", "telegram:111111111"]
+    assert [s.session_id for s in chats(parse(torn, ctx))] == ["telegram:222222222", "telegram:111111111"]
     assert "reading stopped after 2 chat(s)" in ctx.warnings[0]
 
 

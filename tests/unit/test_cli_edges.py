@@ -239,7 +239,7 @@ def test_search_keeps_the_layout_of_multi_line_turns(samples, capsys) -> None:
     code, out, _ = run(capsys, "search", "flight", "Lisbon", "airline", "--top-k", "1")
     assert code == 0
     lines = out.rstrip("\n").splitlines()
-    assert lines[0].startswith("[1] Lisbon trip planning (2025-03-10)")
+    assert lines[0].startswith("[1] Lisbon trip planning (2025-03-10 ")
     body = lines[1:]
     assert body and all(ln.strip() for ln in body)  # no blank line inside a block
     assert not any(ln.lstrip().startswith(">Assistant") for ln in body)

@@ -36,7 +36,8 @@ def result_line(block: Block, number: int, limit: int, text: str | None = None) 
     hit = next((t for t in block.turns if t.turn == block.turn), block.turns[0])
     body = text if text is not None else hit.text
     who = f"{name(hit.speaker, 20)}: " if hit.speaker else ""
-    return f"{number}. [{day_label(block.session_date)}] {who}{neutralise(body, limit, one_line=True)}"
+    when = hit.timestamp or block.session_date  # the turn's own day (a months-long chat has many)
+    return f"{number}. [{day_label(when)}] {who}{neutralise(body, limit, one_line=True)}"
 
 
 def relevance_prompt(head: str, lines: list[str]) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, tzinfo
 
 from ..lang import PACKS
 from . import prompts
@@ -96,21 +96,25 @@ def label(turn: int) -> str:
     return f"T{turn}"
 
 
-def excerpt(passage: Passage) -> str:
+def _local(when: datetime | None, tz: tzinfo | None) -> datetime | None:
+    return when.astimezone(tz) if when is not None and tz is not None and when.tzinfo else when
+
+
+def excerpt(passage: Passage, tz: tzinfo | None = None) -> str:
     """The passage as the model reads it: its chat and date, then each turn with its label, its own time
-    and its speaker (every chat-file string neutralised)."""
-    head = f"Chat of {day_label(passage.session_date)}"
+    in the user's zone `tz` and its speaker (every chat-file string neutralised)."""
+    head = f"Chat of {day_label(_local(passage.session_date, tz))}"
     if passage.title:
         head += f": {name(passage.title, 60)}"
     lines = [head]
     for ln in passage.lines:
-        when = ln.view.timestamp
+        when = _local(ln.view.timestamp, tz)
         stamp = f"{when:%Y-%m-%d %H:%M} " if when is not None else ""
         lines.append(f"[{label(ln.view.turn)}] {stamp}{prompts.turn_text(ln.view.speaker, ln.shown)}")
     return "\n".join(lines)
 
 
-def prompt(q: Question, passage: Passage) -> str:
+def prompt(q: Question, passage: Passage, tz: tzinfo | None = None) -> str:
     """One reading call: the question and the task first (the same for every passage of a question, so
     the model's cache keeps them), then the excerpt, then the question again."""
     fields = '"turn", "words"' + (', "value"' if q.kind in WITH_VALUE else "")
@@ -120,7 +124,7 @@ def prompt(q: Question, passage: Passage) -> str:
         f"Question: {asked}\n\nTask: {TASKS[q.kind]}\n"
         'Reply as JSON: {"found": false, "items": []} when it does not; else {"found": true, "items": '
         f"[...]}}, each item with {fields}.\n\n"
-        f"Chat excerpt:\n<<<DATA\n{excerpt(passage)}\nDATA>>>\n\nQuestion: {asked}"
+        f"Chat excerpt:\n<<<DATA\n{excerpt(passage, tz)}\nDATA>>>\n\nQuestion: {asked}"
     )
 
 
@@ -231,5 +235,5 @@ def read(run: Run, q: Question, passage: Passage, order: int) -> list[Item]:
     """One reading call over `passage` (see the module docstring); its checked items."""
     labels = [label(ln.view.turn) for ln in passage.lines]
     room = 40 + 60 * MAX_ITEMS.get(q.kind, 1)
-    data = run.ask("read", prompt(q, passage), schema(q.kind, labels), room, usage_stage="answer")
+    data = run.ask("read", prompt(q, passage, run.tz), schema(q.kind, labels), room, usage_stage="answer")
     return check(q, passage, data or {}, run.tz, order)

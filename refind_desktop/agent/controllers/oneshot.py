@@ -15,7 +15,7 @@ from .base import check_search, model_query
 
 def render_record(block: Block, number: int, limit: int) -> str:
     """One result with its context turns (hit turns get most of `limit` characters)."""
-    head = f"RESULT {number} | session date {day_label(block.session_date)}"
+    head = f"RESULT {number} | date {day_label(block.date or block.session_date)}"
     if block.session_title:
         head += f" | title {name(block.session_title, 80)}"
     hits = [t for t in block.turns if t.turn in block.hit_turns] or list(block.turns[:1])

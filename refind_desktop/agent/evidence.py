@@ -94,8 +94,8 @@ def passages(
     notes: list[Note],
     words: tuple[str, ...],
     first_search_first: bool,
-    hit_chars: int = 900,
-    near_chars: int = 300,
+    hit_chars: int = 700,
+    near_chars: int = 250,
     neighbours: int = NEIGHBOURS,
 ) -> list[Passage]:
     """The notes as passages in reading order (`reading_group`, then the order they were noted). A turn

@@ -46,6 +46,8 @@ class Question:
     """A span from one event to the question's time ("how long ago")."""
     time: tuple[date, date] | None = None
     """The dates the question's time words name ("last month"), resolved against its own date."""
+    thing: str = ""
+    """What a count counts, in the question's words ("Korean restaurants"); empty for other kinds."""
 
     @property
     def pack(self) -> Pack:
@@ -115,4 +117,11 @@ def understand(text: str, now: datetime, tz: tzinfo, default_lang: str | None = 
         unit=span_unit(text, pack) if kind == "span" else "days",
         since_now=since,
         time=timewords.resolve(text, now, tz, pack),
+        thing=counted(text, pack) if kind in ("count", "latest") else "",
     )
+
+
+def counted(text: str, pack: Pack) -> str:
+    """What a "how many" question counts (`Pack.counted`), or ""."""
+    m = pack.counted.search(text) if pack.counted is not None else None
+    return " ".join(m.group("thing").split()) if m else ""

@@ -30,9 +30,9 @@ TASKS = {
     'say when it happened (like "yesterday", "last Friday", "on May 3"), or null when it does not say.',
     "recommend": "Does this excerpt say what the person likes, has, does or wants that bears on the "
     "request? If so, give the turn and those words, copied.",
-    "count": "List each thing this excerpt mentions that the question counts (only the person's own, "
-    "each once): its turn, a few words naming it, and value: how many it stands for when the turn "
-    "writes a number for it, else null.",
+    "count": "List each of {thing} this excerpt mentions (only the person's own, each once): its turn, "
+    "a few words naming it, and value: how many it stands for when the turn writes a number for it, "
+    "else null.",
     "total": "List each amount this excerpt states that the question adds up: its turn, a few words "
     "naming what it is for, and value: the number only (no unit or currency sign).",
     "difference": "List each amount this excerpt states that the question compares: its turn, a few "
@@ -45,7 +45,7 @@ TASKS = {
     "happened, or null when it does not say.",
 }
 """What each kind of question asks of one passage."""
-MAX_ITEMS = {"count": 8, "total": 6, "difference": 3, "span": 3, "order": 3}
+MAX_ITEMS = {"count": 6, "total": 5, "difference": 3, "span": 3, "order": 3}
 """Items one passage may give (one for the kinds that look for a single fact)."""
 WITH_VALUE = ("count", "total", "difference")
 WITH_WHEN = ("latest", "when", "span", "order")
@@ -67,6 +67,8 @@ class Item:
     """The turn's own time (its chat's date when the turn has none)."""
     order: int
     """Its passage's place in the reading order."""
+    text: str = ""
+    """The whole text of the turn that states it."""
 
 
 def schema(kind: str, labels: list[str]) -> dict:
@@ -120,8 +122,9 @@ def prompt(q: Question, passage: Passage, tz: tzinfo | None = None) -> str:
     fields = '"turn", "words"' + (', "value"' if q.kind in WITH_VALUE else "")
     fields += ', "when"' if q.kind in WITH_WHEN else ""
     asked = neutralise(q.text, 600, one_line=True)
+    thing = f'"{neutralise(q.thing, 80, one_line=True)}"' if q.thing else "the things the question counts"
     return (
-        f"Question: {asked}\n\nTask: {TASKS[q.kind]}\n"
+        f"Question: {asked}\n\nTask: {TASKS[q.kind].format(thing=thing)}\n"
         'Reply as JSON: {"found": false, "items": []} when it does not; else {"found": true, "items": '
         f"[...]}}, each item with {fields}.\n\n"
         f"Chat excerpt:\n<<<DATA\n{excerpt(passage, tz)}\nDATA>>>\n\nQuestion: {asked}"
@@ -216,7 +219,7 @@ def check(q: Question, passage: Passage, data: dict, tz, order: int) -> list[Ite
         if key in seen:
             continue
         seen.add(key)
-        out.append(Item(line.ref, words, value, unit, day, said, order))
+        out.append(Item(line.ref, words, value, unit, day, said, order, full))
     return out
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from functools import cache
 
 import tantivy
 
@@ -62,6 +63,17 @@ def build_schema() -> tantivy.Schema:
         sb.add_text_field(text_field(lang), stored=False, tokenizer_name=analyzer_name(lang))
         sb.add_text_field(said_field(lang), stored=False, tokenizer_name=analyzer_name(lang))
     return sb.build()
+
+
+@cache
+def _shared(lang: str) -> tantivy.TextAnalyzer:
+    return analyzer(lang)
+
+
+def stems(text: str, lang: str = "en") -> list[str]:
+    """The words of `text` as the index reads them in `lang` (lower-cased, stemmed, stop words left
+    out): how the program tells that two texts name the same thing ("bikes", "bike")."""
+    return list(_shared(pack_for(lang).code).analyze(text))
 
 
 def analyzer(lang: str = "en") -> tantivy.TextAnalyzer:

@@ -39,6 +39,10 @@ class Pack:
     """A span question measured from one event to the question's time ("how long ago")."""
     between: re.Pattern[str]
     """A span question between two events ("between", "before"): never measured to now."""
+    occurrences: frozenset[str] = frozenset()
+    """Words a count of occurrences counts ("how many times"): no thing a turn would name."""
+    counted: re.Pattern[str] | None = None
+    """What a "how many" question counts, as its group "thing" ("how many Korean restaurants have I ...")."""
     time_rules: tuple[tuple[str, re.Pattern[str]], ...] = ()
     """Relative time expressions of a question (search/timewords.py reads them; named groups n, unit,
     weekday, month, day, year, lead)."""

@@ -227,6 +227,13 @@ PACK = Pack(
     between=re.compile(
         r"\bwann\b|\bzwischen\b|\bbevor\b|\bnachdem\b|\bvor dem\b|\bnach dem\b", re.IGNORECASE
     ),
+    occurrences=frozenset("mal male".split()),
+    counted=re.compile(
+        r"\b(?:wie ?viele|anzahl (?:der|an|von))\s+(?:verschiedene[n]?\s+)?(?P<thing>[^?.,;]+?)"
+        r"(?=\s+(?:habe|hat|hast|haben|hatte|hatten|ist|sind|war|waren|wurde|wurden|ich|wir|du|er|sie|es|"
+        r"in|im|am|an|für|von|vom|zu|seit|bisher|insgesamt)\b|\s*[?.,;]|\s*$)",
+        re.IGNORECASE,
+    ),
     time_rules=TIME_RULES,
     time_distance=re.compile(
         r"\bwie viele (tage|wochen|monate|jahre)\b[^?.!]*\bher\b|\bvor wie vielen\b|\bwie lange (ist es )?her\b",

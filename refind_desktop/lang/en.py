@@ -176,6 +176,13 @@ PACK = Pack(
     kind_cues=KIND_CUES,
     since_now=re.compile(r"\bago\b|\bhas it been\b|\bsince\b.*\?\s*$", re.IGNORECASE),
     between=re.compile(r"\bwhen\b|\bbetween\b|\bbefore\b|\bafter\b", re.IGNORECASE),
+    occurrences=frozenset("times time occasions".split()),
+    counted=re.compile(
+        r"\b(?:how many|number of)\s+(?:different\s+|distinct\s+|kinds of\s+|types of\s+)?(?P<thing>[^?.,;]+?)"
+        r"(?=\s+(?:did|do|does|have|has|had|are|is|was|were|will|would|can|could|i|we|you|he|she|they|in|on|at|"
+        r"for|from|to|of|during|since|this|that|so far|in total)\b|\s*[?.,;]|\s*$)",
+        re.IGNORECASE,
+    ),
     time_rules=TIME_RULES,
     time_distance=re.compile(
         r"\bhow (many|much) (days?|weeks?|months?|years?|time)\b[^?.!]*\bago\b|\bhow long ago\b",

@@ -28,8 +28,8 @@ def passage(*texts: str, when: datetime = NOW, sid: str = "s") -> Passage:
     return Passage(sid, "chat", when, lines, 0)
 
 
-def item(words, *, value=None, unit="", day_=None, said=NOW, sid="s", turn=0, order=0) -> Item:
-    return Item((sid, turn), words, value, unit, day_, said, order)
+def item(words, *, value=None, unit="", day_=None, said=NOW, sid="s", turn=0, order=0, text="") -> Item:
+    return Item((sid, turn), words, value, unit, day_, said, order, text or words)
 
 
 def found(question: str, items: list[Item], now: datetime = NOW) -> Found:
@@ -100,12 +100,27 @@ def compose(question: str, items: list[Item], now: datetime = NOW) -> str:
     return answerer_for(f.question.kind).compose(f, None).text
 
 
-def test_a_count_lists_each_thing_once_and_counts_a_written_number():
+def test_a_count_lists_each_thing_once_among_the_turns_that_name_the_thing():
     text = compose(
         "How many books did I read?",
-        [item("Dune", turn=0), item("the novel Dune", turn=1), item("three Agatha Christie novels", value=3)],
+        [
+            item("Dune", text="I finished the book Dune"),
+            item("the novel Dune", turn=1, text="that book, the novel Dune, was long"),
+            item("Emma", turn=2, text="next book: Emma"),
+            item("my bike", turn=3, text="I cleaned my bike"),
+        ],
     )
-    assert text.startswith("4 in total: Dune [S1 T0], three Agatha Christie novels [S1 T0]")
+    assert text == "2 in total: Dune [S1 T0], Emma [S1 T2]."
+
+
+def test_a_count_the_person_wrote_is_theirs_and_the_newest_holds():
+    items = [
+        item("three restaurants", value=3, said=datetime(2024, 1, 5, tzinfo=UTC), sid="old"),
+        item("four restaurants", value=4, said=datetime(2024, 4, 2, tzinfo=UTC), sid="new"),
+        item("Seoul Garden", said=datetime(2024, 2, 1, tzinfo=UTC), sid="mid"),
+    ]
+    text = compose("How many Korean restaurants have I tried?", items)
+    assert text.startswith("4 in total: four restaurants (2 April 2024)")
 
 
 def test_a_total_adds_amounts_in_the_unit_most_share_and_each_amount_of_a_chat_once():

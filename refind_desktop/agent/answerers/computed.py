@@ -6,24 +6,47 @@ from __future__ import annotations
 
 from collections import Counter
 
+from ...index.schema import stems
 from ..dates import distance
+from ..reading import Item
 from .base import Answerer, Composed, Found, amount, distinct, number, same_thing
 
 MAX_COUNTED = 100
 """A number written beside an item counts as that many of it up to this (a larger one is not a count)."""
 
 
+def of_the_thing(found: Found) -> list[Item]:
+    """The items whose turn names what the question counts (its last word, as the index stems it in the
+    question's language: "bikes" in "my road bike"); all of them when none does or it names no thing."""
+    q = found.question
+    words = stems(q.thing, q.lang) if q.thing and q.thing.lower() not in q.pack.occurrences else []
+    if not words:
+        return found.items
+    head = words[-1]
+    named = [it for it in found.items if head in stems(it.text, q.lang)]
+    return named or found.items
+
+
+def _stated(item: Item) -> bool:
+    return item.value is not None and 1 < item.value <= MAX_COUNTED and item.value == int(item.value)
+
+
 def count(found: Found, run: object) -> Composed | None:
-    """Distinct things; an item the turn gives a number for ("three novels") counts as that many."""
-    items = distinct(found.items)
+    """A count the person wrote of the thing ("I've tried four of them") is theirs, and the newest such
+    count holds; without one, the distinct things mentioned are counted."""
+    items = of_the_thing(found)
     if not items:
         return None
-    n = sum(
-        int(it.value) if it.value and 1 < it.value <= MAX_COUNTED and it.value == int(it.value) else 1
-        for it in items
-    )
+    stated = [it for it in items if _stated(it)]
+    if stated:
+        newest = max(stated, key=lambda it: (it.said.timestamp() if it.said else 0.0, -it.order))
+        text = found.pack.say("count", n=number(newest.value), items=found.dated(newest))
+        return Composed(text, [newest.ref], computed=True)
+    items = distinct(items)
     listed = ", ".join(found.cite(it) for it in items)
-    return Composed(found.pack.say("count", n=n, items=listed), [it.ref for it in items], computed=True)
+    return Composed(
+        found.pack.say("count", n=len(items), items=listed), [it.ref for it in items], computed=True
+    )
 
 
 def _amounts(found: Found):
@@ -109,9 +132,9 @@ def order(found: Found, run: object) -> Composed | None:
 
 
 ANSWERERS = (
-    Answerer("count", count, read=10),
-    Answerer("total", total, read=10),
-    Answerer("difference", difference, read=8),
-    Answerer("span", span, read=8),
-    Answerer("order", order, read=8),
+    Answerer("count", count, read=6),
+    Answerer("total", total, read=6),
+    Answerer("difference", difference, read=6),
+    Answerer("span", span, read=6),
+    Answerer("order", order, read=6),
 )

@@ -45,5 +45,5 @@ ANSWERERS = (
     Answerer("lookup", lookup, read=6, enough=1),
     Answerer("yesno", lookup, read=6, enough=1),
     Answerer("when", when, read=6, enough=1),
-    Answerer("latest", latest, read=8),
+    Answerer("latest", latest, read=6),
 )

@@ -80,7 +80,7 @@ class Agent:
             return make_controller(
                 "oneshot", max_searches=c.max_searches, dates=self.dates, fallback=c.fallback_notes
             )
-        return make_controller("small", max_rounds=c.max_rounds, dates=self.dates, fallback=c.fallback_notes)
+        return make_controller(name, max_rounds=c.max_rounds, dates=self.dates, fallback=c.fallback_notes)
 
     # ---- public -------------------------------------------------------------------------------
     def new_run(

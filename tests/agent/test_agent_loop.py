@@ -416,3 +416,14 @@ def test_the_agents_searches_know_whether_the_question_is_about_the_person(svc):
     agent = Agent(svc.engine, backend)
     assert agent.new_run("Where did I buy my umbrella?", NOW).session.options.person is True
     assert agent.new_run("Which shop sells umbrellas near the Louvre?", NOW).session.options.person is False
+
+
+def test_the_reader_controller_makes_no_relevance_call_and_keeps_every_result(svc):
+    backend = ScriptedBackend(by_stage(read={"found": False, "items": []}))
+    result = Agent(svc.engine, backend, config=small(controller="reader", max_rounds=3)).run(
+        "Where did I buy my umbrella?", NOW
+    )
+    assert not any(stage_of(c.schema) == "relevance" for c in backend.calls)
+    assert {n.how for n in result.notes} == {"kept"}
+    # nothing is judged found, so the follow-up searches run (program-made, no model call)
+    assert len(result.searches) >= 3 and all(stage_of(c.schema) == "read" for c in backend.calls)

@@ -20,8 +20,13 @@ __all__ = [
 
 
 def make_controller(name: str, **kw: Any) -> Controller:
-    """A controller by name ("small", "oneshot", "one-search")."""
-    kinds = {"small": SmallController, "oneshot": OneShotController, "one-search": OneSearchController}
+    """A controller by name ("small", "reader", "oneshot", "one-search")."""
+    kinds = {
+        "small": SmallController,
+        "reader": SmallController.reader,
+        "oneshot": OneShotController,
+        "one-search": OneSearchController,
+    }
     if name not in kinds:
         raise ConfigError(f"unknown controller {name!r}; choose one of {', '.join(kinds)}")
     return kinds[name](**kw)

@@ -11,7 +11,7 @@ from .. import prompts
 from ..run import Run
 from ..schemas import query_schema
 
-CONTROLLERS = ("small", "oneshot")
+CONTROLLERS = ("small", "reader", "oneshot")
 """Names the `controller` setting takes besides "auto"."""
 
 

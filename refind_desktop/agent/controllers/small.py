@@ -76,6 +76,10 @@ class SmallController:
     question aggregates, so this adds no model call. Measured with no model (`benchmarks/agent_notes.py
     --backend scripted`, the LongMemEval dev archive, 93 questions, with `wide_look`): notes all
     0.753 -> 0.763, any 0.935 either way."""
+    judge_results: bool = True
+    """One relevance call per search (off: every result is kept unjudged, in the search's order, and the
+    answer stage's reading, which reads each passage anyway, decides; follow-up searches then run for
+    every question, with no model call)."""
     model_keywords: bool = False
     """Ask the model for follow-up keywords (off: a 0.5B model copies the question's words back, measured;
     the follow-up then adds the words that recur in what was found relevant)."""
@@ -144,9 +148,14 @@ class SmallController:
         run.note(list(range(1, len(blocks) + 1)), blocks, "kept")
         return found
 
+    @classmethod
+    def reader(cls, **kw) -> SmallController:
+        """The same searches with no relevance call: the answer stage's reading judges the results."""
+        return cls(name="reader", judge_results=False, **kw)
+
     def judge(self, run: Run, blocks: list[Block]) -> int:
         """One relevance call over all results; the relevant ones become notes. Returns how many."""
-        if not blocks:
+        if not blocks or not self.judge_results:
             return 0
         words = content_words(run.question, run.asked.pack)
         lines = []

@@ -420,7 +420,7 @@ def test_the_agents_searches_know_whether_the_question_is_about_the_person(svc):
 
 def test_the_reader_controller_makes_no_relevance_call_and_keeps_every_result(svc):
     backend = ScriptedBackend(by_stage(read={"found": False, "items": []}))
-    result = Agent(svc.engine, backend, config=small(controller="reader", max_rounds=3)).run(
+    result = Agent(svc.engine, backend, config=AgentConfig(controller="reader", max_rounds=3)).run(
         "Where did I buy my umbrella?", NOW
     )
     assert not any(stage_of(c.schema) == "relevance" for c in backend.calls)

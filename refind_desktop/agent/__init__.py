@@ -9,6 +9,7 @@ from .events import (
     FinishEvent,
     Note,
     NoteEvent,
+    ReadEvent,
     RetryEvent,
     SearchEvent,
 )
@@ -28,6 +29,7 @@ __all__ = [
     "FinishEvent",
     "Note",
     "NoteEvent",
+    "ReadEvent",
     "RetryEvent",
     "Run",
     "SearchEvent",

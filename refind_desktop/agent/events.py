@@ -143,7 +143,32 @@ class AnswerEvent:
 
 
 Event = SearchEvent | NoteEvent | RetryEvent | FinishEvent | AnswerTokenEvent | AnswerEvent
-TRAJECTORY_TYPES = (SearchEvent, NoteEvent, RetryEvent, FinishEvent)
+
+
+@dataclass
+class ReadEvent:
+    """One reading call: the passage read (session, turns) and what it was found to state (checked items:
+    turn, the copied words, a number, the day its words name)."""
+
+    type: ClassVar[str] = "read"
+    step: int
+    session_id: str
+    turns: list[int]
+    items: list[dict]
+
+    def to_json(self) -> dict:
+        """Plain dict."""
+        return {
+            "type": self.type,
+            "step": self.step,
+            "action": "read",
+            "session_id": self.session_id,
+            "turns": list(self.turns),
+            "items": list(self.items),
+        }
+
+
+TRAJECTORY_TYPES = (SearchEvent, NoteEvent, RetryEvent, FinishEvent, ReadEvent)
 
 
 @dataclass

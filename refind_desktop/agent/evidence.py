@@ -97,22 +97,31 @@ def passages(
     hit_chars: int = 700,
     near_chars: int = 250,
     neighbours: int = NEIGHBOURS,
+    budget: int = 1400,
 ) -> list[Passage]:
     """The notes as passages in reading order (`reading_group`, then the order they were noted). A turn
-    is shown once: a later note's turns already shown in an earlier passage are left out of it."""
+    is shown once: a later note's turns already shown in an earlier passage are left out of it. A passage
+    shows at most `budget` characters: its hit turns first (the best-ranked first), then the nearest
+    neighbours, each focused on the question's words."""
     ranked = sorted(enumerate(notes), key=lambda p: (reading_group(p[1], first_search_first), p[0]))
     shown: set[tuple[str, int]] = set()
     out: list[Passage] = []
     for _, note in ranked:
         b = note.block
         hits = set(b.hit_turns) or {b.turn}
-        lines = []
-        for t in b.turns:
+        ranked_turns = sorted(
+            (t for t in b.turns if (t.session_id, t.turn) not in shown),
+            key=lambda t: (min(abs(t.turn - h) for h in hits), t.turn != b.turn, t.turn),
+        )
+        lines, room = [], budget
+        for t in ranked_turns:
             gap = min(abs(t.turn - h) for h in hits)
-            ref = (t.session_id, t.turn)
-            if gap > neighbours or ref in shown:
+            if gap > neighbours or room < 80:
                 continue
-            lines.append(Line(t, focus(t.text, words, hit_chars if gap == 0 else near_chars), gap == 0))
+            text = focus(t.text, words, min(hit_chars if gap == 0 else near_chars, room))
+            lines.append(Line(t, text, gap == 0))
+            room -= len(text)
+        lines.sort(key=lambda ln: ln.view.turn)
         if not any(ln.hit for ln in lines):
             continue
         shown.update(ln.ref for ln in lines)

@@ -11,6 +11,7 @@ from datetime import datetime, tzinfo
 from ..lang import PACKS
 from . import prompts
 from .dates import Day, event_day
+from .events import ReadEvent
 from .evidence import Line, Passage, stem
 from .question import Question
 from .render import day_label, name, neutralise
@@ -239,4 +240,15 @@ def read(run: Run, q: Question, passage: Passage, order: int) -> list[Item]:
     labels = [label(ln.view.turn) for ln in passage.lines]
     room = 40 + 60 * MAX_ITEMS.get(q.kind, 1)
     data = run.ask("read", prompt(q, passage, run.tz), schema(q.kind, labels), room, usage_stage="answer")
-    return check(q, passage, data or {}, run.tz, order)
+    items = check(q, passage, data or {}, run.tz, order)
+    stated = [
+        {
+            "turn": it.ref[1],
+            "words": it.words,
+            "value": it.value,
+            "day": it.day.day.isoformat() if it.day else None,
+        }
+        for it in items
+    ]
+    run.emit(ReadEvent(run.round, passage.session_id, [ln.view.turn for ln in passage.lines], stated))
+    return items

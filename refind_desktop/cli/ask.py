@@ -113,7 +113,7 @@ class StepPrinter:
             self._pending = ""
 
     def __call__(self, event) -> None:
-        from ..agent import AnswerTokenEvent, FinishEvent, NoteEvent, RetryEvent, SearchEvent
+        from ..agent import AnswerTokenEvent, FinishEvent, NoteEvent, ReadEvent, RetryEvent, SearchEvent
 
         err = sys.stderr
         if isinstance(event, SearchEvent):
@@ -147,6 +147,14 @@ class StepPrinter:
         elif isinstance(event, NoteEvent):
             where = ", ".join(f"{s} turn {t}" for s, t in event.saved)
             print(printable(f"  noted {event.indices}: {where}", one_line=True), file=err, flush=True)
+        elif isinstance(event, ReadEvent):
+            said = "; ".join(f"turn {i['turn']}: {self.hide(i['words'])}" for i in event.items) or "nothing"
+            where = (
+                f"{event.session_id} turns {event.turns[0]}-{event.turns[-1]}"
+                if event.turns
+                else event.session_id
+            )
+            print(printable(f"  read {where}: {said}", one_line=True), file=err, flush=True)
         elif isinstance(event, RetryEvent):
             state = "gave up" if event.gave_up else "retrying"
             print(

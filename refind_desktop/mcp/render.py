@@ -250,6 +250,12 @@ def ask_json(data: dict) -> dict:
             step["reason"] = neutralise(step["reason"])
         for hit in step.get("hits", []) + step.get("saved", []):
             hit["session_id"] = session_ref(hit["session_id"])
+        if step.get("type") == "read":
+            step["session_id"] = session_ref(step["session_id"])
+            step["items"] = [
+                {**i, "words": section(f"read {step.get('step', '')} turn {i['turn']}", i["words"])}
+                for i in step["items"]
+            ]
         trajectory.append(step)
     data["trajectory"] = trajectory
     data["tags"] = {tag: session_ref(sid) for tag, sid in (data.get("tags") or {}).items()}

@@ -37,7 +37,13 @@ def every_result(text):
 
 
 def kinds(result):
-    return [e.type for e in result.trajectory]
+    """The stage-1 steps (the answer stage's readings follow them)."""
+    return [e.type for e in result.trajectory if e.type != "read"]
+
+
+def finish(result):
+    """The run's FinishEvent (the end of stage 1)."""
+    return next(e for e in result.trajectory if e.type == "finish")
 
 
 def small(**kw):
@@ -100,7 +106,7 @@ def test_one_batched_relevance_call_per_search(svc):
     # relevance call ranks well but drops answers)
     assert kept.how == "kept" and [s for s, _ in kept.saved] == [h[1] for h in hits if h[0] not in (1, 3)]
     assert [n.how for n in result.notes[:2]] == ["judged", "judged"]
-    assert kinds(result) == ["search", "note", "note", "finish"] and result.trajectory[-1].reason == "found"
+    assert kinds(result) == ["search", "note", "note", "finish"] and finish(result).reason == "found"
 
 
 def test_no_search_runs_twice(svc):
@@ -195,7 +201,7 @@ def test_first_search_can_return_more_results_than_the_follow_ups(svc):
     # every first result is a note: the judged one, then the other two kept
     assert [n.how for n in result.notes] == ["judged", "kept", "kept"]
     assert {n.block.session_id for n in result.notes} == {sid for _, sid, _ in first.hits}
-    assert len(result.searches) == 1 and result.trajectory[-1].reason == "found"
+    assert len(result.searches) == 1 and finish(result).reason == "found"
 
 
 def test_second_look_adds_the_questions_habit_words(svc):
@@ -294,7 +300,7 @@ def test_second_look_ranks_the_same_words_by_turn_bm25_without_the_seen_sessions
     # both are notes: judged first, then the rest kept; the lookup stops there ("found")
     assert [n.how for n in result.notes] == ["judged", "judged"]
     assert sum(stage_of(c.schema) == "relevance" for c in backend.calls) == 2
-    assert result.trajectory[-1].reason == "found"
+    assert finish(result).reason == "found"
     # the same search under another ranking is not a repeat; the same ranking is
     run_keys = [(tuple(s.keywords), s.step) for s in result.searches]
     assert len(run_keys) == len(set(run_keys))
@@ -334,7 +340,7 @@ def test_oneshot_controller_validates_take_note_indices(svc):
 def test_one_search_and_generic_modes(svc):
     backend = ScriptedBackend(by_stage(query={"keywords": ["umbrella"]}, answer="x"))
     one = Agent(svc.engine, backend, mode="one-search").run("umbrella?", NOW)
-    assert kinds(one) == ["search", "note", "finish"] and one.trajectory[-1].reason == "one-search"
+    assert kinds(one) == ["search", "note", "finish"] and finish(one).reason == "one-search"
     assert len(one.notes) == len(one.searches[0].hits) > 0
     backend = ScriptedBackend(by_stage(relevance={"relevant": [1]}, answer="x"))
     gen = Agent(svc.engine, backend, mode="generic", config=small()).run("umbrella?", NOW)
@@ -360,10 +366,14 @@ def test_result_json_shape(svc):
     json.dumps(data)
     assert {"answer", "citations", "trajectory", "usage", "kind", "tags"} <= set(data)
     assert data["citations"] == [{"session_id": "s:paris", "turn": 2}]
-    assert [t["type"] for t in data["trajectory"]][0] == "search" and data["trajectory"][-1][
-        "type"
-    ] == "finish"
-    assert {t["type"] for t in data["trajectory"][1:-1]} <= {"note", "search"}
+    types = [t["type"] for t in data["trajectory"]]
+    # stage 1 (searches and notes, then finish), then the answer stage's readings
+    assert types[0] == "search" and types.index("finish") < types.index("read")
+    assert set(types[1 : types.index("finish")]) <= {"note", "search"} and set(
+        types[types.index("finish") + 1 :]
+    ) == {"read"}
+    read = next(t for t in data["trajectory"] if t["type"] == "read" and t["items"])
+    assert read["items"][0]["turn"] == 2 and "30 euros" in read["items"][0]["words"]
     usage = data["usage"]  # the first search, the second look, a relevance call each, the answer
     assert usage["llm_calls"] == len(backend.calls) == 3 and usage["searches"] == 2
     assert {"prompt_tokens", "completion_tokens", "search_seconds", "model_seconds"} <= set(usage)

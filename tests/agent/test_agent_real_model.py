@@ -44,8 +44,8 @@ def test_local_model_answers_an_easy_question(local_backend):
     ).run("What brand is the bike I bought?", day(3, 15))
     svc.close()
     kinds = [e.type for e in result.trajectory]
-    assert kinds[0] == "search" and kinds[-1] == "finish"  # evidence first: no model call before it
-    assert set(kinds) <= {"search", "note", "retry", "finish"}
+    assert kinds[0] == "search" and "finish" in kinds  # evidence first: no model call before it
+    assert set(kinds) <= {"search", "note", "retry", "finish", "read"}
     assert 1 <= len(result.searches) <= 3 and result.usage.calls <= 4
     assert "s:bike" in result.noted_sessions
     assert "trek" in result.answer.lower() and not result.abstained, result.answer

@@ -53,7 +53,7 @@ def test_hostile_names_ids_and_titles_never_leave_the_data_section(svc):
     result = Agent(svc.engine, backend, config=AgentConfig(controller="small")).run(
         "where did I buy my umbrella?", day(3, 15)
     )
-    assert {e.type for e in result.trajectory} <= {"search", "note", "finish", "retry"}
+    assert {e.type for e in result.trajectory} <= {"search", "note", "finish", "retry", "read"}
     assert EVIL_SID in result.noted_sessions  # it was read, as data
     prompts = [m.content for c in backend.calls for m in c.messages if m.role == "user"]
     system = {m.content for c in backend.calls for m in c.messages if m.role == "system"}
@@ -92,7 +92,7 @@ def test_cli_ask_json(svc, monkeypatch, capsys, tmp_path):
     assert data["answer"] == "A blue Trek [S1 T0]"
     assert data["citations"] == [{"session_id": "s:bike", "turn": 0}] and data["tags"]["S1"] == "s:bike"
     types = [t["type"] for t in data["trajectory"]]  # the first search, its notes, the second look
-    assert types[:3] == ["search", "note", "search"] and types[-1] == "finish"
+    assert types[:3] == ["search", "note", "search"] and types[-1] == "read" and "finish" in types
     assert data["now"].startswith("2024-03-15")
     saved = json.loads(trace.read_text())
     assert saved["search_results"][0]["results"][0]["block"][0]["text"].startswith("I bought a new bike")

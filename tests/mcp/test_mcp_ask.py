@@ -55,7 +55,7 @@ async def test_ask_answers_with_citations_and_progress(archive, tmp_path):
         assert data["now"].startswith("2024-03-15")
         assert inside_sections_only(data["answer"], "You bought a blue Trek")
         types = [e["type"] for e in data["trajectory"]]
-        assert types[0] == "search" and types[-1] == "finish" and "note" in types
+        assert types[0] == "search" and types[-1] == "read" and "note" in types and "finish" in types
         assert data["trajectory"][0]["keywords"] == ["bike", "buy"]  # the question's own words, no model call
         noted = data["notes"][0]["session_id"]
         assert noted.startswith("generic:")

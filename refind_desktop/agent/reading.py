@@ -11,6 +11,7 @@ from datetime import datetime, tzinfo
 from ..lang import PACKS
 from . import prompts
 from .dates import Day, event_day
+from ..index.said import ASSISTANT_STYLE, person_words
 from .events import ReadEvent
 from .evidence import Line, Passage, stem
 from .question import Question
@@ -203,12 +204,16 @@ def check(q: Question, passage: Passage, data: dict, tz, order: int) -> list[Ite
         full = line.view.text
         value = raw.get("value")
         unit = ""
+        # a number counts when the person wrote it (an assistant's reply listing "10 restaurants" is
+        # not the person's count or spending); a messenger message is all its author's own words
+        speaker = line.view.speaker
+        own = person_words(full, speaker) if speaker in ASSISTANT_STYLE else full
         if value is not None:
             value = float(value)
-            if not stated(value, full):
+            if not stated(value, own):
                 value = None
             else:
-                unit = unit_of(value, full)
+                unit = unit_of(value, own)
         if q.kind in ("total", "difference") and value is None:
             continue
         when_words = " ".join(str(raw.get("when") or "").split())

@@ -222,3 +222,23 @@ def test_the_latest_rent_is_read_from_every_passage_and_the_newest_wins():
     assert result.answer.startswith("950 euros") and result.citations == [("s:rent1", 0)]
     reads = [c for c in backend.calls if c.schema and "found" in c.schema["properties"]]
     assert len(reads) >= 2  # a latest value is read in every passage, not only the first
+
+
+def test_a_number_in_an_assistants_reply_is_not_the_persons_count():
+    view = TurnView(
+        "s",
+        0,
+        "user+assistant",
+        NOW,
+        "User: I've tried four Korean places.\n\nAssistant: Here are 10 more to try.",
+    )
+    p = Passage("s", "chat", NOW, (Line(view, view.text, True),), 0)
+    q = understand("How many Korean restaurants have I tried?", NOW, UTC)
+    data = {
+        "found": True,
+        "items": [
+            {"turn": "T0", "words": "Korean places", "value": 10},
+            {"turn": "T0", "words": "four Korean places", "value": 4},
+        ],
+    }
+    assert [i.value for i in check(q, p, data, UTC, 0)] == [None, 4.0]

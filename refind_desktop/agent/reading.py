@@ -8,10 +8,10 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
+from ..index.said import ASSISTANT_STYLE, person_words
 from ..lang import PACKS
 from . import prompts
 from .dates import Day, event_day
-from ..index.said import ASSISTANT_STYLE, person_words
 from .events import ReadEvent
 from .evidence import Line, Passage, stem
 from .question import Question

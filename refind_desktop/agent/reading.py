@@ -32,9 +32,8 @@ TASKS = {
     'say when it happened (like "yesterday", "last Friday", "on May 3"), or null when it does not say.',
     "recommend": "Does this excerpt say what the person likes, has, does or wants that bears on the "
     "request? If so, give the turn and those words, copied.",
-    "count": "List each of {thing} this excerpt mentions (only the person's own, each once): its turn, "
-    "a few words naming it, and value: how many it stands for when the turn writes a number for it, "
-    "else null.",
+    "count": "List each of {thing} this excerpt mentions (only the person's own, each once): its turn "
+    "and a few words naming it.",
     "total": "List each amount this excerpt states that the question adds up: its turn, a few words "
     "naming what it is for, and value: the number only (no unit or currency sign).",
     "difference": "List each amount this excerpt states that the question compares: its turn, a few "
@@ -49,7 +48,7 @@ TASKS = {
 """What each kind of question asks of one passage."""
 MAX_ITEMS = {"count": 6, "total": 5, "difference": 3, "span": 3, "order": 3}
 """Items one passage may give (one for the kinds that look for a single fact)."""
-WITH_VALUE = ("count", "total", "difference")
+WITH_VALUE = ("total", "difference")
 WITH_WHEN = ("latest", "when", "span", "order")
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
@@ -71,6 +70,9 @@ class Item:
     """Its passage's place in the reading order."""
     text: str = ""
     """The whole text of the turn that states it."""
+    own: str = ""
+    """The person's own words in that turn (all of a messenger message; the user's part of an
+    assistant chat)."""
 
 
 def schema(kind: str, labels: list[str]) -> dict:
@@ -225,7 +227,7 @@ def check(q: Question, passage: Passage, data: dict, tz, order: int) -> list[Ite
         if key in seen:
             continue
         seen.add(key)
-        out.append(Item(line.ref, words, value, unit, day, said, order, full))
+        out.append(Item(line.ref, words, value, unit, day, said, order, full, own))
     return out
 
 

@@ -29,7 +29,7 @@ def passage(*texts: str, when: datetime = NOW, sid: str = "s") -> Passage:
 
 
 def item(words, *, value=None, unit="", day_=None, said=NOW, sid="s", turn=0, order=0, text="") -> Item:
-    return Item((sid, turn), words, value, unit, day_, said, order, text or words)
+    return Item((sid, turn), words, value, unit, day_, said, order, text or words, text or words)
 
 
 def found(question: str, items: list[Item], now: datetime = NOW) -> Found:
@@ -115,12 +115,28 @@ def test_a_count_lists_each_thing_once_among_the_turns_that_name_the_thing():
 
 def test_a_count_the_person_wrote_is_theirs_and_the_newest_holds():
     items = [
-        item("three restaurants", value=3, said=datetime(2024, 1, 5, tzinfo=UTC), sid="old"),
-        item("four restaurants", value=4, said=datetime(2024, 4, 2, tzinfo=UTC), sid="new"),
-        item("Seoul Garden", said=datetime(2024, 2, 1, tzinfo=UTC), sid="mid"),
+        item("three", text="I've tried 3 Korean restaurants", said=datetime(2024, 1, 5, tzinfo=UTC), sid="o"),
+        item("Bibim", text="Now four Korean restaurants, Bibim too!", said=datetime(2024, 4, 2, tzinfo=UTC)),
+        item(
+            "Seoul Garden",
+            text="Seoul Garden is a restaurant",
+            said=datetime(2024, 2, 1, tzinfo=UTC),
+            sid="m",
+        ),
     ]
     text = compose("How many Korean restaurants have I tried?", items)
-    assert text.startswith("4 in total: four restaurants (2 April 2024)")
+    assert text.startswith("4 in total: Bibim (2 April 2024)")
+
+
+def test_a_written_count_is_a_number_right_before_the_counted_thing_in_any_pack_language():
+    from refind_desktop.agent.answerers.computed import stated_count
+
+    de = understand("Wie viele Bücher hat Lea gelesen?", NOW, UTC)
+    assert stated_count("Lea hat schon drei neue Bücher gelesen.", "buch", de) == 3
+    en = understand("How many bikes do I own?", NOW, UTC)
+    assert stated_count("I own 2 road bikes", "bike", en) == 2
+    # a number that stands before something else is not the count
+    assert stated_count("I rode 20 miles on my bike", "bike", en) is None
 
 
 def test_a_total_adds_amounts_in_the_unit_most_share_and_each_amount_of_a_chat_once():

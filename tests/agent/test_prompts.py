@@ -33,7 +33,7 @@ def test_the_reading_prompt_shows_the_reply_shape_without_an_item_to_copy():
     when = datetime(2023, 3, 1, 9, 0, tzinfo=UTC)
     view = TurnView("s", 2, "user", when, "I serviced my road bike")
     passage = Passage("s", "bikes", when, (Line(view, view.text, True),), 0)
-    q = understand("How many bikes did I service in March?", when, UTC)
+    q = understand("How much did I spend on bike service in total?", when, UTC)
     text = prompt(q, passage)
     (example,) = _examples(text)
     assert json.loads(example) == {"found": False, "items": []}  # the "no" reply, nothing to copy

@@ -4,6 +4,7 @@ question's day), order (by day)."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from ...index.schema import stems
@@ -27,20 +28,41 @@ def of_the_thing(found: Found) -> list[Item]:
     return named or found.items
 
 
-def _stated(item: Item) -> bool:
-    return item.value is not None and 1 < item.value <= MAX_COUNTED and item.value == int(item.value)
+NEAR = 3
+"""Words a count may stand before its thing ("four Korean restaurants", "drei neue Bücher")."""
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def stated_count(text: str, head: str, q) -> int | None:
+    """The number the text writes for the counted thing: a number (digits or a number word of the
+    question's language) at most `NEAR` words before a word that stems to `head`; None without one."""
+    words = _WORD.findall(text)
+    for i, w in enumerate(words):
+        n = q.pack.number(w)
+        if n is None or not 1 < n <= MAX_COUNTED:
+            continue
+        after = " ".join(words[i + 1 : i + 1 + NEAR])
+        if head in stems(after, q.lang):
+            return n
+    return None
 
 
 def count(found: Found, run: object) -> Composed | None:
     """A count the person wrote of the thing ("I've tried four of them") is theirs, and the newest such
-    count holds; without one, the distinct things mentioned are counted."""
+    count holds; without one, the distinct things the passages mention are counted."""
     items = of_the_thing(found)
     if not items:
         return None
-    stated = [it for it in items if _stated(it)]
-    if stated:
-        newest = max(stated, key=lambda it: (it.said.timestamp() if it.said else 0.0, -it.order))
-        text = found.pack.say("count", n=number(newest.value), items=found.dated(newest))
+    q = found.question
+    head = stems(q.thing, q.lang)[-1:] if q.thing and q.thing.lower() not in q.pack.occurrences else []
+    written = []
+    for it in items:
+        n = stated_count(it.own, head[0], q) if head else None
+        if n is not None:
+            written.append((it.said.timestamp() if it.said else 0.0, -it.order, n, it))
+    if written:
+        *_, n, newest = max(written, key=lambda w: w[:2])
+        text = found.pack.say("count", n=number(n), items=found.dated(newest))
         return Composed(text, [newest.ref], computed=True)
     items = distinct(items)
     listed = ", ".join(found.cite(it) for it in items)

@@ -114,8 +114,9 @@ KIND_CUES = cues(
     ),
     ("total", r"\bhow many (hours|minutes|miles|kilometers|km|pages|calories)\b"),
     ("total", r"\b(in total|total amount|altogether|combined)\b"),
+    ("span", r"\bhow many (days|weeks|months|years)\b"),
     ("latest", r"\bhow many\b.*\b(currently|now|still|at the moment|right now|these days)\b"),
-    ("count", r"\bhow many\b|\b(the )?(total )?number of \w+s\b|\bcount of\b"),
+    ("count", r"\bhow many\b|\bhow often\b|\b(the )?(total )?number of \w+s\b|\bcount of\b"),
     ("when", r"^\s*when\b|\b(what|which) (date|day|year|month)\b|\bon what (date|day)\b"),
     (
         "latest",

@@ -29,7 +29,14 @@ from .indexing import DEBOUNCE, FolderIndexing
 from .messages import (
     WorkerFailed,
 )
-from .model_cache import BackendFactory, ModelCache, ModelLoading, default_backend_factory
+from .model_cache import (
+    BackendFactory,
+    BackendTraits,
+    ModelCache,
+    ModelLoading,
+    default_backend_factory,
+    default_backend_traits,
+)
 from .screens.ask import AskPane
 from .screens.discover import DiscoverScreen
 from .screens.modals import ErrorModal, HelpScreen, SkippedScreen, WelcomeScreen
@@ -69,6 +76,7 @@ class RefindApp(FolderIndexing, ModelLoading, SettingsEditing, App[None]):
         *,
         folder: str | None = None,
         backend_factory: BackendFactory | None = None,
+        backend_traits: BackendTraits | None = None,
         watch: bool = True,
         debounce: float = DEBOUNCE,
     ) -> None:
@@ -78,7 +86,9 @@ class RefindApp(FolderIndexing, ModelLoading, SettingsEditing, App[None]):
         services.settings = self.settings
         self.folder_override = folder
         self.folder: str | None = None
-        self.models = ModelCache(backend_factory or default_backend_factory)
+        if backend_factory is None:  # the real back ends, told from settings before they are built
+            backend_factory, backend_traits = default_backend_factory, default_backend_traits
+        self.models = ModelCache(backend_factory, backend_traits)
         self.watch_folder = watch
         self.debounce = debounce
         self._ingest_cancel: threading.Event | None = None
@@ -158,6 +168,11 @@ class RefindApp(FolderIndexing, ModelLoading, SettingsEditing, App[None]):
     @on(SessionsPane.SessionChosen)
     def session_chosen(self, message: SessionsPane.SessionChosen) -> None:
         self.push_screen(TranscriptScreen(message.session_id))
+
+    @on(AskPane.BusyChanged)
+    def ask_busy_changed(self, message: AskPane.BusyChanged) -> None:
+        for bar in self.query(StatusBar):  # none while the app shuts down
+            bar.answering = message.busy
 
     @on(StatusBar.SkippedRequested)
     def skipped_requested(self) -> None:
@@ -251,10 +266,8 @@ class RefindApp(FolderIndexing, ModelLoading, SettingsEditing, App[None]):
         group, error = worker.group, worker.error
         if group == "ingest":
             self.query_one(StatusBar).indexing = None
-        if group in ("ask", "model"):
-            self.query_one(AskPane).model_progress = None
-            if self.models.backend is None:
-                self.query_one(StatusBar).model = ""
+        if group in ("ask", "model") and self.models.backend is None:
+            self.model_unloaded()
         if isinstance(error, AgentCancelled):
             self.notify(error.message, timeout=4)
             return

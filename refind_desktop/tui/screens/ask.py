@@ -13,6 +13,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Input, Label, ListItem, ListView, ProgressBar, Select
 from textual.worker import Worker, WorkerState
@@ -57,6 +58,12 @@ class AskPane(Vertical):
     """Ask a question; Esc cancels the one in flight."""
 
     BINDINGS = [Binding("escape", "cancel_question", "Cancel question", id="ask.cancel")]
+
+    @dataclass
+    class BusyChanged(Message):
+        """A question started (busy) or ended."""
+
+        busy: bool
 
     busy: reactive[bool] = reactive(False, init=False)
     model_progress: reactive[tuple[int, int] | None] = reactive(None, init=False)
@@ -119,7 +126,11 @@ class AskPane(Vertical):
     @work(thread=True, exclusive=True, group="ask", exit_on_error=False, description="answering a question")
     def run_question(self, qid: int, question: str, mode: str, cancel: threading.Event) -> None:
         app = self.app
-        backend = LazyBackend(lambda: app.acquire_backend(cancel), app.model_lock)  # type: ignore[attr-defined]
+        backend = LazyBackend(
+            lambda: app.acquire_backend(cancel),  # type: ignore[attr-defined]
+            app.model_lock,  # type: ignore[attr-defined]
+            traits=app.backend_traits(),  # type: ignore[attr-defined]  # the first search needs no model
+        )
         pieces: list[str] = []
 
         def on_event(event: object) -> None:
@@ -237,6 +248,7 @@ class AskPane(Vertical):
         return True
 
     def watch_busy(self, busy: bool) -> None:
+        self.post_message(self.BusyChanged(busy))
         self.set_class(busy, "-busy")
         self.refresh_bindings()
         focused = self.screen.focused

@@ -17,7 +17,7 @@ from textual import on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.reactive import reactive
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Header, Input, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
@@ -63,8 +63,9 @@ class RefindApp(FolderIndexing, ModelLoading, SettingsEditing, App[None]):
         Binding("f4", "show_tab('sessions')", "Sessions", id="app.sessions"),
         Binding("f5", "show_tab('settings')", "Settings", id="app.settings"),
         Binding("ctrl+r", "rescan", "Rescan", id="app.rescan"),
-        Binding("ctrl+g", "stop_jobs", "Stop indexing/loading", id="app.stop"),
+        Binding("ctrl+g", "stop_jobs", "Stop", tooltip="Stop indexing or loading the model", id="app.stop"),
         Binding("ctrl+l", "prepare_model", "Load model", id="app.load_model", show=False),
+        Binding("f6", "skipped", "Skipped files", id="app.skipped", show=False),
     ]
     index_version: reactive[int] = reactive(0, init=False)
     """Bumped whenever the index changed; panes watch it."""
@@ -108,7 +109,7 @@ class RefindApp(FolderIndexing, ModelLoading, SettingsEditing, App[None]):
             with TabPane("Sessions", id="sessions"):
                 yield SessionsPane(id="sessions-pane")
             with TabPane("Settings", id="settings"):
-                yield SettingsPane(self.settings, id="settings-pane")
+                yield SettingsPane(self.settings, self.folder_override, id="settings-pane")
         yield StatusBar(id="status")
         yield Footer()
 
@@ -175,12 +176,20 @@ class RefindApp(FolderIndexing, ModelLoading, SettingsEditing, App[None]):
             bar.answering = message.busy
 
     @on(StatusBar.SkippedRequested)
-    def skipped_requested(self) -> None:
-        self.push_screen(SkippedScreen(self.skipped))
+    def action_skipped(self) -> None:
+        """The files the ingest skipped, with reasons (F6, or a click on the status bar's count)."""
+        if not isinstance(self.screen, SkippedScreen):
+            self.push_screen(SkippedScreen(self.skipped))
 
     @on(StatusBar.CancelIndexingRequested)
     def cancel_requested(self) -> None:
         self.action_stop_jobs()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """While a dialog is open the tabs beneath it cannot be switched (nor shown in its footer)."""
+        if action == "show_tab" and isinstance(self.screen, ModalScreen):
+            return False
+        return True
 
     def action_show_tab(self, tab: str) -> None:
         """Switch to a tab and focus its main box."""
@@ -205,17 +214,24 @@ class RefindApp(FolderIndexing, ModelLoading, SettingsEditing, App[None]):
         for where, bindings in (
             ("everywhere", self.BINDINGS),
             ("ask", AskPane.BINDINGS),
+            ("settings", SettingsPane.BINDINGS),
             ("transcript", TranscriptScreen.BINDINGS),
         ):
             for b in bindings:
                 if isinstance(b, Binding):
-                    rows.append((self.get_key_display(b), b.description, where))
+                    rows.append((self.keys_display(b.key), b.tooltip or b.description, where))
         rows += [
-            ("ctrl+p", "Command palette", "everywhere"),
-            ("ctrl+q", "Quit", "everywhere"),
-            ("enter", "Open the selected hit, citation or session", "lists"),
+            (self.keys_display("ctrl+p"), "Command palette", "everywhere"),
+            (self.keys_display("ctrl+q"), "Quit", "everywhere"),
+            (self.keys_display("enter"), "Open the selected hit, citation or session", "lists"),
+            (self.keys_display("tab,shift+tab"), "Next / previous box, list or button", "everywhere"),
+            (self.keys_display("escape"), "Close a dialog", "dialogs"),
         ]
         return rows
+
+    def keys_display(self, keys: str) -> str:
+        """Keys like "escape,q" written as the footer writes them: "esc / q"."""
+        return " / ".join(self.get_key_display(Binding(k.strip(), "")) for k in keys.split(","))
 
     def action_rescan(self) -> None:
         """Index the folder again (new, grown and removed files)."""
@@ -236,19 +252,20 @@ class RefindApp(FolderIndexing, ModelLoading, SettingsEditing, App[None]):
         self.prepare_model(self._model_cancel)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        # Textual's own "Keys" (its key panel) would sit beside ours (the F1 list) under the same name
+        yield from (c for c in super().get_system_commands(screen) if c.title != "Keys")
         for tab in ("ask", "search", "sessions", "settings"):
             yield SystemCommand(
                 tab.capitalize(), f"Go to the {tab} tab", lambda tab=tab: self.action_show_tab(tab)
             )
-        yield SystemCommand("Keys", "Show every key binding (F1)", self.action_help)
+        yield SystemCommand("Keys", "Every key binding, with what it does (F1)", self.action_help)
         yield SystemCommand("Rescan folder", "Index the chat folder again (Ctrl+R)", self.action_rescan)
         yield SystemCommand(
             "Stop indexing", "Stop the folder ingest or model loading (Ctrl+G)", self.action_stop_jobs
         )
         yield SystemCommand("Load model", "Prepare the model now (Ctrl+L)", self.action_prepare_model)
         yield SystemCommand(
-            "Skipped files", "Files the ingest could not read, with reasons", self.skipped_requested
+            "Skipped files", "Files the ingest could not read, with reasons (F6)", self.action_skipped
         )
 
     # ---- errors: the one place worker failures reach the user ---------------------------------

@@ -188,7 +188,7 @@ class TestEvidenceFirst:
             # the model's load started only after the hits were posted, and it is still loading
             await wait_for(pilot, lambda: bar.model.state == "loading")
             assert built == [1] and backend.calls == [] and pane.busy
-            assert "model: loading" in bar.model_text()
+            assert bar.model_text().startswith("model loading: ")
             gate.set()
             await wait_for(pilot, lambda: not pane.busy)
             assert pane.records[1].state == "done" and backend.calls
@@ -209,9 +209,9 @@ class TestEvidenceFirst:
             await wait_for(pilot, lambda: len(backend.calls) == 1)
             await wait_for(pilot, lambda: bar.model.state == "ready" and bar.answering)
             name = embedded_entry().name  # the default model, named as the catalog names it
-            assert bar.model_text() == f"model: {name} · answering"
-            assert f"{name} · answering" in str(bar.query_one("#status-model").render())
+            assert bar.model_text() == f"model answering: {name}"
+            assert f"model answering: {name}" in str(bar.query_one("#status-model").render())
             gate.set()
             await wait_for(pilot, lambda: not pane.busy)
             await wait_for(pilot, lambda: not bar.answering)
-            assert bar.model_text() == f"model: {name} · loaded"
+            assert bar.model_text() == f"model loaded: {name}"

@@ -34,6 +34,12 @@ class ModelStatus:
     percent: int = 0
 
 
+class StatusButton(Button):
+    """A status-bar button: clicked, never focused (its action has a key: Tab must not stop on it)."""
+
+    can_focus = False
+
+
 class StatusBar(Horizontal):
     """The bottom bar; the app sets its reactives, it posts requests up."""
 
@@ -56,9 +62,9 @@ class StatusBar(Horizontal):
     def compose(self) -> ComposeResult:
         yield Label("", id="status-counts")
         yield ProgressBar(id="status-progress", show_eta=False)
-        yield Button("cancel", id="status-cancel", compact=True)
+        yield StatusButton("cancel", id="status-cancel", compact=True)
         yield Label("", id="status-model", markup=False)
-        yield Button("0 skipped", id="status-skipped", compact=True)
+        yield StatusButton("0 skipped", id="status-skipped", compact=True)
 
     def on_mount(self) -> None:
         self.watch_indexing(self.indexing)
@@ -74,14 +80,15 @@ class StatusBar(Horizontal):
         self._render_model()
 
     def model_text(self) -> str:
-        """The model part of the bar, e.g. "model: qwen2.5-coder-1.5b-instruct · answering"."""
+        """The model part of the bar, state first (a narrow bar cuts the name's end), e.g. "model
+        answering: qwen2.5-coder-1.5b-instruct"."""
         m = self.model
         if m.state == "preparing":
-            return f"model: preparing {m.label} {m.percent}%"
+            return f"model preparing {m.percent}%: {m.label}"
         if m.state == "loading":
-            return f"model: loading {m.label}…"
+            return f"model loading: {m.label}"
         if m.state == "ready":
-            return f"model: {m.label} · {'answering' if self.answering else 'loaded'}"
+            return f"model {'answering' if self.answering else 'loaded'}: {m.label}"
         return "model: not loaded · searching" if self.answering else "model: not loaded"
 
     def _render_model(self) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import ComposeResult
@@ -21,6 +21,9 @@ from ...llm.factory import BACKENDS
 from ...terminal import printable
 from .ask import UI_MODES
 
+if TYPE_CHECKING:
+    from ...llm.catalog import ModelEntry
+
 EMBEDDED = "(embedded default)"
 CUSTOM = "(a GGUF file path…)"
 
@@ -30,7 +33,7 @@ def catalog_names() -> list[str]:
     return list(catalog_labels())
 
 
-def on_this_computer(entry: Any) -> str:
+def on_this_computer(entry: ModelEntry) -> str:
     """Whether a catalog model can run here: "present" (its verified file is in the models folder),
     "parts" (the embedded default: assembled from its installed parts at the first question) or
     "missing" (it must be downloaded first: `refind models pull NAME`)."""

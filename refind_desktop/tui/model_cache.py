@@ -152,22 +152,26 @@ class ModelLoading(_AppPart):
         self.acquire_backend(cancel)
 
     def on_model_load_started(self, message: ModelLoadStarted) -> None:
-        self.query_one(StatusBar).model = ModelStatus("loading", message.label)
-        self.query_one(AskPane).model_progress = (0, 0)
+        self._show_model(ModelStatus("loading", message.label), (0, 0))
 
     def on_model_progressed(self, message: ModelProgressed) -> None:
         if message.total and message.done < message.total:
             status = ModelStatus("preparing", message.label, 100 * message.done // message.total)
         else:
             status = ModelStatus("loading", message.label)
-        self.query_one(StatusBar).model = status
-        self.query_one(AskPane).model_progress = (message.done, message.total)
+        self._show_model(status, (message.done, message.total))
 
     def on_backend_ready(self, message: BackendReady) -> None:
-        self.query_one(StatusBar).model = ModelStatus("ready", message.label)
-        self.query_one(AskPane).model_progress = None
+        self._show_model(ModelStatus("ready", message.label), None)
 
     def model_unloaded(self) -> None:
         """The status bar's model state after a failed load or a change of back end."""
-        self.query_one(StatusBar).model = ModelStatus()
-        self.query_one(AskPane).model_progress = None
+        self._show_model(ModelStatus(), None)
+
+    def _show_model(self, status: ModelStatus, progress: tuple[int, int] | None) -> None:
+        """The model's state to the status bar and the ask pane's progress bar (a worker's message
+        that arrives while the app shuts down finds neither)."""
+        for bar in self.query(StatusBar):
+            bar.model = status
+        for pane in self.query(AskPane):
+            pane.model_progress = progress

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..index.schema import stems
 from . import checks
 from .answerers import Composed, Found, answerer_for
 from .events import AnswerEvent, AnswerTokenEvent, Note
-from .evidence import passages
+from .evidence import Passage, passages
 from .reading import Item, read
 from .run import Run
 
@@ -42,10 +43,32 @@ def evidence_notes(run: Run) -> list[Note]:
     ]
 
 
+def distinctive(run: Run) -> set[str]:
+    """The stems of the rarer half of the question's content words (fewest turns hold them: the words
+    that say what it is about, "Adidas", "shoelaces", not "bought", "realized")."""
+    q = run.asked
+    words = list(q.subject)
+    if not words:
+        return set()
+    rare = run.session.rarest(words, max(1, (len(words) + 1) // 2)) or words
+    return {s for w in rare for s in stems(w, q.lang)}
+
+
+def on_topic(evidence: list[Passage], keys: set[str], lang: str) -> list[Passage]:
+    """The passages whose hit turns hold one of `keys` (a passage found by common words alone is not
+    read); all of them when none does (then nothing is ruled out by wording)."""
+    if not keys:
+        return evidence
+    kept = [p for p in evidence if any(keys & set(stems(ln.view.text, lang)) for ln in p.lines if ln.hit)]
+    return kept or evidence
+
+
 def answer(run: Run) -> Answer:
     """Stage 2 for `run` (see the module docstring)."""
     q = run.asked
     evidence = passages(evidence_notes(run), q.subject, first_search_first=not q.aggregates)
+    if q.kind != "recommend":
+        evidence = on_topic(evidence, distinctive(run), q.lang)
     for before in checks.BEFORE:
         refusal = before(q, evidence)
         if refusal:

@@ -258,3 +258,22 @@ def test_a_number_in_an_assistants_reply_is_not_the_persons_count():
         ],
     }
     assert [i.value for i in check(q, p, data, UTC, 0)] == [None, 4.0]
+
+
+def test_a_passage_found_by_the_questions_common_words_alone_is_not_read():
+    chats = [
+        session("s:adidas", day(1, 4), "I bought the Adidas shoes at the mall, in the Sportscheck store."),
+        session("s:wet", day(1, 9), "My shoes got wet on the way home."),
+        session("s:old", day(2, 2), "Old shoes are piling up in the closet."),
+        session("s:kids", day(2, 20), "New shoes for the kids again."),
+    ]
+    result, backend = ask_once(
+        chats,
+        "How many pairs of Adidas shoes did I buy at the mall store?",
+        NOW,
+        relevance={"relevant": []},
+        answer="Adidas shoes",
+    )
+    # a count reads up to six passages; only the one holding the question's rarer words is read
+    reads = [e for e in result.trajectory if e.type == "read"]
+    assert [e.session_id for e in reads] == ["s:adidas"] and result.citations == [("s:adidas", 0)]

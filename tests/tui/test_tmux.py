@@ -61,7 +61,11 @@ def test_ask_in_a_real_terminal(chats: Path, refind_home: Path):
         # the answer text streams first; the citation list renders just after it, so wait for both
         text = screen_until(
             session,
-            lambda s: "14 May 2025: TAP Air Portugal TP1351" in s and "Sources" in s and "Lisbon trip planning — turn" in s,
+            lambda s: (
+                "14 May 2025: TAP Air Portugal TP1351" in s
+                and "Sources" in s
+                and "Lisbon trip planning — turn" in s
+            ),
         )
         assert "search flight, Lisbon" in text and "→ 1 hit" in text
         assert "Lisbon trip planning — turn 2" in text

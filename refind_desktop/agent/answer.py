@@ -45,7 +45,7 @@ def evidence_notes(run: Run) -> list[Note]:
 
 def distinctive(run: Run) -> set[str]:
     """The stems of the rarer half of the question's content words (fewest turns hold them: the words
-    that say what it is about, "Adidas", "shoelaces", not "bought", "realized")."""
+    that say what it is about, "Meindl", "boots", not "bought", "realized")."""
     q = run.asked
     words = list(q.subject)
     if not words:

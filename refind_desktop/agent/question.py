@@ -47,7 +47,7 @@ class Question:
     time: tuple[date, date] | None = None
     """The dates the question's time words name ("last month"), resolved against its own date."""
     thing: str = ""
-    """What a count counts, in the question's words ("Korean restaurants"); empty for other kinds."""
+    """What a count counts, in the question's words ("ramen bars"); empty for other kinds."""
 
     @property
     def pack(self) -> Pack:

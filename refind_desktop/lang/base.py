@@ -42,7 +42,7 @@ class Pack:
     occurrences: frozenset[str] = frozenset()
     """Words a count of occurrences counts ("how many times"): no thing a turn would name."""
     counted: re.Pattern[str] | None = None
-    """What a "how many" question counts, as its group "thing" ("how many Korean restaurants have I ...")."""
+    """What a "how many" question counts, as its group "thing" ("how many ramen bars have I ...")."""
     time_rules: tuple[tuple[str, re.Pattern[str]], ...] = ()
     """Relative time expressions of a question (search/timewords.py reads them; named groups n, unit,
     weekday, month, day, year, lead)."""

@@ -209,7 +209,7 @@ def test_second_look_adds_the_questions_habit_words(svc):
     from refind_desktop.agent.keywords import habit_words
 
     assert habit_words("What time do I usually go to the gym? Usually?") == ["time", "usually"]
-    assert habit_words("What brand of shampoo do I currently use?") == ["currently"]
+    assert habit_words("What brand of coffee do I currently buy?") == ["currently"]
     assert habit_words("Where did I buy the umbrella?") == []
     backend = ScriptedBackend(by_stage(relevance={"relevant": [1]}, answer="x"))
     options = svc.search_options(top_k=1)

@@ -49,8 +49,8 @@ def test_an_item_the_model_cites_in_the_wrong_turn_is_cited_where_its_words_are(
 
 def test_words_no_turn_of_the_passage_holds_are_not_an_answer():
     p = passage("I adopted a cat called Luna.")
-    q = understand("What is my hamster called?", NOW, UTC)
-    data = {"found": True, "items": [{"turn": "T0", "words": "Fluffy the hamster"}]}
+    q = understand("What is my goldfish called?", NOW, UTC)
+    data = {"found": True, "items": [{"turn": "T0", "words": "Fluffy the goldfish"}]}
     assert check(q, p, data, UTC, 0) == []
     assert check(q, p, {"found": False, "items": []}, UTC, 0) == []
 
@@ -115,8 +115,8 @@ def test_a_count_lists_each_thing_once_among_the_turns_that_name_the_thing():
 
 def test_a_count_the_person_wrote_is_theirs_and_the_newest_holds():
     items = [
-        item("three", text="I've tried 3 Korean restaurants", said=datetime(2024, 1, 5, tzinfo=UTC), sid="o"),
-        item("Bibim", text="Now four Korean restaurants, Bibim too!", said=datetime(2024, 4, 2, tzinfo=UTC)),
+        item("three", text="I've tried 3 ramen bars", said=datetime(2024, 1, 5, tzinfo=UTC), sid="o"),
+        item("Bibim", text="Now four ramen bars, Bibim too!", said=datetime(2024, 4, 2, tzinfo=UTC)),
         item(
             "Seoul Garden",
             text="Seoul Garden is a restaurant",
@@ -124,7 +124,7 @@ def test_a_count_the_person_wrote_is_theirs_and_the_newest_holds():
             sid="m",
         ),
     ]
-    text = compose("How many Korean restaurants have I tried?", items)
+    text = compose("How many ramen bars have I tried?", items)
     assert text.startswith("4 in total: Bibim (2 April 2024)")
 
 
@@ -209,7 +209,7 @@ CHATS = [
 def test_a_passage_that_states_nothing_lets_the_question_be_answered_not_in_the_history():
     result, backend = ask_once(
         CHATS,
-        "What is my hamster called?",
+        "What is my goldfish called?",
         NOW,
         relevance={"relevant": [1]},
         read={"found": False, "items": []},
@@ -246,15 +246,15 @@ def test_a_number_in_an_assistants_reply_is_not_the_persons_count():
         0,
         "user+assistant",
         NOW,
-        "User: I've tried four Korean places.\n\nAssistant: Here are 10 more to try.",
+        "User: I've tried four ramen places.\n\nAssistant: Here are 10 more to try.",
     )
     p = Passage("s", "chat", NOW, (Line(view, view.text, True),), 0)
-    q = understand("How many Korean restaurants have I tried?", NOW, UTC)
+    q = understand("How many ramen bars have I tried?", NOW, UTC)
     data = {
         "found": True,
         "items": [
-            {"turn": "T0", "words": "Korean places", "value": 10},
-            {"turn": "T0", "words": "four Korean places", "value": 4},
+            {"turn": "T0", "words": "ramen places", "value": 10},
+            {"turn": "T0", "words": "four ramen places", "value": 4},
         ],
     }
     assert [i.value for i in check(q, p, data, UTC, 0)] == [None, 4.0]
@@ -262,18 +262,18 @@ def test_a_number_in_an_assistants_reply_is_not_the_persons_count():
 
 def test_a_passage_found_by_the_questions_common_words_alone_is_not_read():
     chats = [
-        session("s:adidas", day(1, 4), "I bought the Adidas shoes at the mall, in the Sportscheck store."),
-        session("s:wet", day(1, 9), "My shoes got wet on the way home."),
-        session("s:old", day(2, 2), "Old shoes are piling up in the closet."),
-        session("s:kids", day(2, 20), "New shoes for the kids again."),
+        session("s:boots", day(1, 4), "I bought the Meindl boots at the mall, in the Sportscheck store."),
+        session("s:wet", day(1, 9), "My boots got wet on the way home."),
+        session("s:old", day(2, 2), "Old boots are piling up in the closet."),
+        session("s:kids", day(2, 20), "New boots for the kids again."),
     ]
     result, backend = ask_once(
         chats,
-        "How many pairs of Adidas shoes did I buy at the mall store?",
+        "How many pairs of Meindl boots did I buy at the mall store?",
         NOW,
         relevance={"relevant": []},
-        answer="Adidas shoes",
+        answer="Meindl boots",
     )
     # a count reads up to six passages; only the one holding the question's rarer words is read
     reads = [e for e in result.trajectory if e.type == "read"]
-    assert [e.session_id for e in reads] == ["s:adidas"] and result.citations == [("s:adidas", 0)]
+    assert [e.session_id for e in reads] == ["s:boots"] and result.citations == [("s:boots", 0)]

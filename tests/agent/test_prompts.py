@@ -45,8 +45,7 @@ def test_the_reading_prompt_shows_the_reply_shape_without_an_item_to_copy():
 
 
 def test_the_relevance_prompt_has_no_numbers_to_copy():
-    # measured: with {"relevant": [1, 2]} shown, 53 of 56 relevance replies of the 1.5B model (49 of 56
-    # of the 0.5B model) over 24 questions were exactly [1, 2]
+    # a small model copies the numbers of an example reply instead of judging the results
     text = prompts.relevance_prompt(HEAD, ["1. [2023-03-01] User: serviced my bike", "2. [..] x"])
     (example,) = _examples(text)
     assert not re.search(r"\d", example)

@@ -29,7 +29,7 @@ def of_the_thing(found: Found) -> list[Item]:
 
 
 NEAR = 3
-"""Words a count may stand before its thing ("four Korean restaurants", "drei neue Bücher")."""
+"""Words a count may stand before its thing ("four ramen bars", "drei neue Bücher")."""
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 

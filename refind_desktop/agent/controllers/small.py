@@ -33,56 +33,41 @@ class SmallController:
     fallback: int = 3
     keep_first: bool = True
     """Keep every result of the first search as a note (the relevant ones first): a small model's
-    relevance call ranks reliably but drops answers (measured: notes held every answer session on
-    0.62 of questions with judged notes only, 0.79 for one-search, which keeps everything)."""
+    relevance call ranks well but drops answers, and the answer stage reads them anyway."""
     first_k: int = 0
     """Turns the first search returns (0: the run's top_k). Every first result is kept as a note."""
     second_look: bool = True
     """After the first search, the same words once more ranked by turn BM25 alone (no session
     fusion), the sessions already returned excluded; its results are judged and all kept as notes.
     The two rankings fail differently: session fusion finds the session that talks about the topic
-    at length (it wins inside a small haystack), the turn ranking the one turn that states the fact
-    (it wins in a whole archive, where many sessions share the topic). Measured single-shot on the
-    dev files, the fusion's top 5 sessions then the turn ranking's new ones, at 10 sessions (against
-    the fusion's top 5 alone / its top 10): LongMemEval archive any/all 0.839/0.591 (0.720/0.462,
-    0.806/0.527), haystack 0.989/0.946 (0.989/0.925, 1.000/0.957); LoCoMo archive 0.925/0.855
-    (0.885/0.802, 0.937/0.869), haystack 0.970/0.903 (0.919/0.828, 0.968/0.903). The embedded 0.5B
-    model's notes in the LongMemEval archive (24 questions): any/all 0.708/0.500 -> 0.750/0.625."""
+    at length (it wins inside a small archive), the turn ranking the one turn that states the fact
+    (it wins in a whole archive, where many sessions share the topic)."""
     wide_look: int = 10
     """Turns the second look returns in a large archive (more sessions than the engine's
     `session_scale`, `SearchSession.large`; 0, or a smaller archive: as many as the first search).
     There many sessions share the question's topic, and the turn that states the fact often ranks
-    just past the first few. Measured with no model (`benchmarks/agent_notes.py --backend
-    scripted`) in the LongMemEval dev archive, 93 questions: notes any/all 0.914/0.699 ->
-    0.935/0.753. With `rare_words`, the embedded 1.5B model on the 24 stratified questions:
-    0.833/0.708 -> 0.917/0.833, 2.58 model calls a question either way; the second look's relevance
-    call reads 10 lines instead of 5."""
+    just past the first few."""
     time_words: bool = True
     """When the question names a time ("last Friday", "two weeks ago", "in March"), one more search
     with the same words within the dates of the conversations that can tell of it (from the first day
     its time words name to the question's day, `search/timewords.py`), seen sessions excluded; judged
-    and kept as notes. It does not count as a round. Measured with the embedded 1.5B model in the
-    LongMemEval dev archive (24 stratified questions, `benchmarks/agent_notes.py`): notes any/all
-    0.750/0.667 -> 0.750/0.708, 2.38 -> 2.58 model calls a question (it ran on 5 of the 24)."""
+    and kept as notes. It does not count as a round."""
     habit_words: bool = True
-    """The second look adds the question's habit and present-state words (`keywords.HABIT_WORDS`) that
-    the first search's words lack. The first search keeps "usually", "currently" and "time"
-    (`keywords.search_words`), so this adds "now", a generic word the first search drops."""
+    """The second look adds the question's habit and present-state words (`Pack.habit_words`) that
+    the first search's words lack ("now", a generic word the first search drops)."""
     rare_words: int = 3
     """In a large archive (`SearchSession.large`), the first follow-up search is the question's
     `rare_words` rarest words (`SearchEngine.rarest`: the fewest turns hold them; 0 = off), the words a
-    person would type ("cocktail", "shampoo"): a long question's common words add up and outrank the
-    turn that holds its one distinctive word. A follow-up runs when nothing relevant was found or the
-    question aggregates, so this adds no model call. Measured with no model (`benchmarks/agent_notes.py
-    --backend scripted`, the LongMemEval dev archive, 93 questions, with `wide_look`): notes all
-    0.753 -> 0.763, any 0.935 either way."""
+    person would type: a long question's common words add up and outrank the turn that holds its one
+    distinctive word. A follow-up runs when nothing relevant was found or the question aggregates, so
+    this adds no model call."""
     judge_results: bool = True
     """One relevance call per search (off: every result is kept unjudged, in the search's order, and the
     answer stage's reading, which reads each passage anyway, decides; follow-up searches then run for
     every question, with no model call)."""
     model_keywords: bool = False
-    """Ask the model for follow-up keywords (off: a 0.5B model copies the question's words back, measured;
-    the follow-up then adds the words that recur in what was found relevant)."""
+    """Ask the model for follow-up keywords (off: a small model copies the question's words back; the
+    follow-up then adds the words that recur in what was found relevant)."""
 
     def collect(self, run: Run) -> None:
         """Stage 1 (see the class docstring)."""

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from ..index.schema import stems
 from . import checks
 from .answerers import Composed, Found, answerer_for
+from .dates import local_day
 from .events import AnswerEvent, AnswerTokenEvent, Note
 from .evidence import Passage, passages
 from .reading import Item, read
@@ -63,12 +64,28 @@ def on_topic(evidence: list[Passage], keys: set[str], lang: str) -> list[Passage
     return kept or evidence
 
 
+def of_the_time(evidence: list[Passage], run: Run) -> list[Passage]:
+    """A question that names a time ("last Friday") is read from the chats that can tell of it first:
+    passages with a hit turn written from the first day that time names to the question's day, then the
+    rest, each group in reading order."""
+    span = run.asked.time
+    if span is None:
+        return evidence
+
+    def told(p: Passage) -> bool:
+        days = [local_day(p.when(ln.ref), run.tz) for ln in p.lines if ln.hit]
+        return any(d is not None and span[0] <= d <= run.today for d in days)
+
+    return sorted(evidence, key=lambda p: not told(p))
+
+
 def answer(run: Run) -> Answer:
     """Stage 2 for `run` (see the module docstring)."""
     q = run.asked
     evidence = passages(evidence_notes(run), q.subject, first_search_first=not q.aggregates)
     if q.kind != "recommend":
         evidence = on_topic(evidence, distinctive(run), q.lang)
+    evidence = of_the_time(evidence, run)
     for before in checks.BEFORE:
         refusal = before(q, evidence)
         if refusal:
@@ -84,6 +101,9 @@ def answer(run: Run) -> Answer:
             stating += 1
             if answerer.enough and stating >= answerer.enough:
                 break
+    if q.personal and any(it.personal for it in items):
+        # a question about the person is answered from what the person said, not from a reply
+        items = [it for it in items if it.personal]
     found = Found(q, items, done, run.now, run.tz, run.tags)
     for after in checks.AFTER:
         refusal = after(found)

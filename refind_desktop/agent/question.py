@@ -48,6 +48,8 @@ class Question:
     """The dates the question's time words name ("last month"), resolved against its own date."""
     thing: str = ""
     """What a count counts, in the question's words ("ramen bars"); empty for other kinds."""
+    personal: bool = False
+    """About the person who asks ("my", "I"), not about what the assistant said ("you told me")."""
 
     @property
     def pack(self) -> Pack:
@@ -108,6 +110,7 @@ def understand(text: str, now: datetime, tz: tzinfo, default_lang: str | None = 
     lang = detect(text) or default_lang or "en"
     pack = pack_for(lang)
     kind = kind_of(text, pack)
+    lowered = {w.lower() for w in words(text)}
     since = kind == "span" and bool(pack.since_now.search(text)) and not pack.between.search(text)
     return Question(
         text=text,
@@ -118,6 +121,7 @@ def understand(text: str, now: datetime, tz: tzinfo, default_lang: str | None = 
         since_now=since,
         time=timewords.resolve(text, now, tz, pack),
         thing=counted(text, pack) if kind in ("count", "latest") else "",
+        personal=bool(lowered & pack.first_person) and not lowered & pack.second_person,
     )
 
 

@@ -73,6 +73,8 @@ class Item:
     own: str = ""
     """The person's own words in that turn (all of a messenger message; the user's part of an
     assistant chat)."""
+    personal: bool = False
+    """Whether its words are copied from the person's own words (not from an assistant's reply)."""
 
 
 def schema(kind: str, labels: list[str]) -> dict:
@@ -227,7 +229,7 @@ def check(q: Question, passage: Passage, data: dict, tz, order: int) -> list[Ite
         if key in seen:
             continue
         seen.add(key)
-        out.append(Item(line.ref, words, value, unit, day, said, order, full, own))
+        out.append(Item(line.ref, words, value, unit, day, said, order, full, own, copied(words, own)))
     return out
 
 

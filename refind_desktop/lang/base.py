@@ -23,6 +23,8 @@ class Pack:
     """Words of asking rather than of the thing asked about ("remind", "conversation", "tell")."""
     first_person: frozenset[str]
     """The words that make a question about the person who asks it ("I", "my")."""
+    second_person: frozenset[str]
+    """The words that address the assistant ("you", "your"): a question about what it said."""
     habit_words: frozenset[str]
     """Words of a habit or present state ("usually", "currently") a person also writes when stating it."""
     numbers: Mapping[str, int]

@@ -218,6 +218,7 @@ PACK = Pack(
     function_words=FUNCTION_WORDS,
     filler_words=FILLER_WORDS,
     first_person=frozenset("ich mich mir mein meine meinem meinen meiner meines".split()),
+    second_person=frozenset("du dich dir dein deine deinem deinen deiner deines".split()),
     habit_words=frozenset("normalerweise meistens aktuell derzeit zurzeit jetzt noch immer oft".split()),
     numbers=NUMBERS,
     units=UNITS,

@@ -167,6 +167,7 @@ PACK = Pack(
     function_words=FUNCTION_WORDS,
     filler_words=FILLER_WORDS,
     first_person=frozenset("i me my mine myself".split()),
+    second_person=frozenset("you your yours yourself".split()),
     habit_words=frozenset(
         "usually currently often always normally typically regularly nowadays now still time times".split()
     ),

@@ -277,3 +277,43 @@ def test_a_passage_found_by_the_questions_common_words_alone_is_not_read():
     # a count reads up to six passages; only the one holding the question's rarer words is read
     reads = [e for e in result.trajectory if e.type == "read"]
     assert [e.session_id for e in reads] == ["s:boots"] and result.citations == [("s:boots", 0)]
+
+
+def test_a_question_that_names_a_time_reads_the_chats_of_that_time_first():
+    chats = [
+        session("s:jan", day(1, 5), "I started listening to Miles Davis records."),
+        session("s:mar", day(3, 8), "I started listening to a bluegrass band with a banjo player."),
+    ]
+    result, _ = ask_once(
+        chats,
+        "What artist did I start listening to last Friday?",
+        day(3, 12),
+        relevance={"relevant": [1, 2]},
+        read=lambda prompt: {
+            "found": True,
+            "items": [{"turn": "T0", "words": prompt.split("<<<DATA")[1].split("user: ")[1].split(".")[0]}],
+        },
+    )
+    assert result.citations == [("s:mar", 0)] and "bluegrass" in result.answer
+
+
+def test_a_question_about_the_person_is_answered_from_what_the_person_said():
+    view = TurnView(
+        "s",
+        0,
+        "user+assistant",
+        NOW,
+        "User: I use a lavender shampoo.\n\nAssistant: Brand X makes shampoo too.",
+    )
+    p = Passage("s", "chat", NOW, (Line(view, view.text, True),), 0)
+    q = understand("What shampoo do I use now?", NOW, UTC)
+    data = {
+        "found": True,
+        "items": [
+            {"turn": "T0", "words": "Brand X makes shampoo"},
+            {"turn": "T0", "words": "lavender shampoo"},
+        ],
+    }
+    items = check(q, p, data, UTC, 0)
+    assert q.personal and [i.personal for i in items] == [False, True]
+    assert not understand("What shampoo did you suggest to me?", NOW, UTC).personal

@@ -17,6 +17,7 @@ from ..index.store import TurnIndex, TurnWriter
 from ..terminal import scrub
 from ..types import Session
 from .base import ParseContext
+from .batch import Batch, CommitPolicy, SourceTooLarge, StagedWriter
 from .forget import Forgetting, under
 from .formats import get_parser
 from .limits import Limits
@@ -49,6 +50,8 @@ class IngestReport:
     cancelled: bool = False
     partial: list[str] = field(default_factory=list)
     held: list[str] = field(default_factory=list)
+    commits: int = 0
+    """Index commits the run made (batched: many sources per commit)."""
 
     def to_json(self) -> dict:
         """The stable JSON shape."""
@@ -119,8 +122,10 @@ class Ingestor(Forgetting):
         tz: tzinfo,
         listeners: Iterable[ChangeListener] = (),
         limits: Limits | None = None,
+        policy: CommitPolicy | None = None,
     ) -> None:
         self.limits = limits or Limits()
+        self.policy = policy or CommitPolicy()
         self.index = index
         self.catalog = catalog
         self.tz = tz
@@ -180,9 +185,10 @@ class Ingestor(Forgetting):
                 report.skipped.append(Skipped(str(p), "path does not exist"))
             sources: list[Source] = []
             skipped: list[Skipped] = []
+            known = None if force else self._unchanged_format
             for root in [p for p in roots if p.exists()]:
                 try:
-                    found, skips = discover([root], self.limits)
+                    found, skips = discover([root], self.limits, known)
                 except Exception as exc:  # a folder that cannot be walked never stops the others
                     found, skips = [], [Skipped(str(root), describe_failure(exc))]
                 sources += found
@@ -215,25 +221,34 @@ class Ingestor(Forgetting):
                     marker.done()
                 return report
             with self.index.writer() as w:
+                batch = Batch(w, self.catalog, journal, self.policy)
                 for i, src in enumerate(sources):
                     if cancel is not None and cancel.is_set():
                         report.cancelled = True
                         break
                     if progress:
                         progress(IngestProgress(i, len(sources), str(src.path), report.added_turns))
-                    key = str(src.path)
-                    applied = self._ingest_source(src, w, report, force, key in redo, accept_shrink)
-                    if applied:
-                        journal.add("ingest", [key])
-                    w.commit()
-                    self.catalog.commit()
-                    if applied:
-                        journal.done("ingest", [key])
+                    self._ingest_source(src, batch, report, force, str(src.path) in redo, accept_shrink)
+                    if batch.due():
+                        batch.commit()
+                batch.commit()
+                report.commits = batch.commits
                 if progress:
                     progress(IngestProgress(len(sources), len(sources), "", report.added_turns))
             if rebuilding is not None and not report.cancelled:
                 marker.done()
             return report
+
+    def _unchanged_format(self, path: Path) -> str | None:
+        """The recorded format of a file whose size and mtime are as recorded (the walk then need not
+        open it to detect its format); None for anything new, changed or unknown."""
+        try:
+            rec = self.catalog.get_file(str(path))
+            if rec is None or rec.mtime_ns < 0:
+                return None
+            return rec.format if fingerprint(path) == (rec.size, rec.mtime_ns) else None
+        except (OSError, UnicodeError):  # gone, or a name that is not valid UTF-8 (skipped later)
+            return None
 
     def _empty_everything(self) -> None:
         """Delete every turn and every catalog row but the ignore list (an interrupted rebuild)."""
@@ -261,7 +276,44 @@ class Ingestor(Forgetting):
     def _ingest_source(
         self,
         src: Source,
-        w: TurnWriter,
+        batch: Batch,
+        report: IngestReport,
+        force: bool,
+        dirty: bool = False,
+        accept_shrink: bool = False,
+    ) -> None:
+        """Apply one source to the batch whole, or skip it and leave the batch as it was.
+
+        A source too large to stage in memory is applied on its own commit (`Batch.alone`)."""
+        key = str(src.path)
+        before = (report.added_turns, report.removed_turns, len(report.warnings))
+        try:
+            try:
+                with batch.source(key) as stage:
+                    self._read_source(src, stage, report, force, dirty, accept_shrink)
+            except SourceTooLarge:
+                report.added_turns, report.removed_turns = before[:2]
+                del report.warnings[before[2] :]
+                with batch.alone(key) as w:
+                    self._read_source(src, w, report, force, dirty, accept_shrink)
+        except FileNotFoundError:
+            self._skip(src, "file vanished during ingest", report, before)
+        except _ChangedWhileRead:
+            self._skip(
+                src,
+                "changed while being read (still being written?); nothing of it was "
+                "changed in the index, it is read again at the next ingest",
+                report,
+                before,
+                keep=True,
+            )
+        except Exception as exc:  # RecursionError, MemoryError, OSError, a parser bug: skip this file only
+            self._skip(src, describe_failure(exc), report, before)
+
+    def _read_source(
+        self,
+        src: Source,
+        w: TurnWriter | StagedWriter,
         report: IngestReport,
         force: bool,
         dirty: bool = False,
@@ -276,101 +328,87 @@ class Ingestor(Forgetting):
         """
         key = str(src.path)
         force = force or dirty
-        try:
-            size, mtime = fingerprint(src.path)
-            old = self.catalog.get_file(key)
-            if old and not force and old.size == size and old.mtime_ns == mtime and old.format == src.format:
-                report.unchanged_files += 1
-                return False
-            dig = digest(src.path)
-            if old and not force and old.digest == dig and old.format == src.format:
-                self.catalog.put_file(FileRecord(key, src.format, size, mtime, dig))
-                report.unchanged_files += 1
-                return False
-            ctx = ParseContext(tz=self.tz, limits=self.limits)
-            shrunk = old is not None and size < old.size and not accept_shrink and not dirty
-            seen: dict[str, tuple[str, ...]] = {}
-            owned: set[str] = set()
-            held: list[str] = []
-            if dirty:
-                w.delete_source(key)  # also turns of sessions the catalog never heard of
-            for session in get_parser(src.format)(src.path, ctx):
-                hashes = self._prepare(session, key, ctx)
-                sid = session.session_id
-                if sid in seen:
-                    if seen[sid] == hashes:
-                        ctx.warn(f"{key}: session {sid} appears twice with the same text; kept once")
-                        continue
-                    n = 2
-                    while f"{sid}~{n}" in seen:
-                        n += 1
-                    session.session_id = f"{sid}~{n}"
-                    ctx.warn(
-                        f"{key}: session {sid} appears twice with different text; both kept "
-                        f"(the second as {session.session_id})"
-                    )
-                seen[session.session_id] = hashes
-                used = self._apply_session(
-                    session, key, src.format, w, report, ctx, dirty, hashes, shrunk, held
+        size, mtime = fingerprint(src.path)
+        old = self.catalog.get_file(key)
+        if old and not force and old.size == size and old.mtime_ns == mtime and old.format == src.format:
+            report.unchanged_files += 1
+            return False
+        dig = digest(src.path)
+        if old and not force and old.digest == dig and old.format == src.format:
+            self.catalog.put_file(FileRecord(key, src.format, size, mtime, dig))
+            report.unchanged_files += 1
+            return False
+        ctx = ParseContext(tz=self.tz, limits=self.limits)
+        shrunk = old is not None and size < old.size and not accept_shrink and not dirty
+        seen: dict[str, tuple[str, ...]] = {}
+        owned: set[str] = set()
+        held: list[str] = []
+        if dirty:
+            w.delete_source(key)  # also turns of sessions the catalog never heard of
+        for session in get_parser(src.format)(src.path, ctx):
+            hashes = self._prepare(session, key, ctx)
+            sid = session.session_id
+            if sid in seen:
+                if seen[sid] == hashes:
+                    ctx.warn(f"{key}: session {sid} appears twice with the same text; kept once")
+                    continue
+                n = 2
+                while f"{sid}~{n}" in seen:
+                    n += 1
+                session.session_id = f"{sid}~{n}"
+                ctx.warn(
+                    f"{key}: session {sid} appears twice with different text; both kept "
+                    f"(the second as {session.session_id})"
                 )
-                if used:
-                    owned.add(used)
-            if fingerprint(src.path) != (size, mtime):
-                raise _ChangedWhileRead()
-            gone = [rec for rec in self.catalog.sessions_of_source(key) if rec.sid not in owned]
-            if gone and (dirty or (not ctx.incomplete and not shrunk)):
-                for rec in gone:
-                    w.delete_session(rec.sid)
-                    self.catalog.delete_session(rec.sid)
-                    self._removed(rec.ord)
-                    report.removed_turns += rec.n_turns
-            elif gone and shrunk and not ctx.incomplete:
-                held.append(
-                    f"{len(gone)} sessions ({sum(r.n_turns for r in gone)} turns) no longer in the file"
-                )
-            if ctx.incomplete:
-                reason = next((m for m in ctx.warnings if m), "read in part")
-                self.catalog.put_file(FileRecord(key, src.format, max(size, old.size if old else 0), -1, ""))
-                self.catalog.put_note(key, "partial", reason)
-                report.partial.append(key)
-            elif held:
-                detail = (
-                    "the file got smaller; kept the indexed turns of "
-                    + "; ".join(held)
-                    + f": run `refind ingest --accept-shrink {key}` to accept the smaller file"
-                )
-                self.catalog.put_file(FileRecord(key, src.format, old.size if old else size, -1, ""))
-                self.catalog.put_note(key, "held", detail)
-                report.held.append(f"{key}: {detail}")
-            else:
-                self.catalog.put_file(FileRecord(key, src.format, size, mtime, dig))
-                self.catalog.clear_note(key)
-            report.ingested_files += 1
-            report.warnings += ctx.warnings
-            if not seen and not ctx.warnings:
-                report.warnings.append(f"{key}: no conversation turns found")
-            return True
-        except FileNotFoundError:
-            self._skip(src, "file vanished during ingest", w, report)
-        except _ChangedWhileRead:
-            self._skip(
-                src,
-                "changed while being read (still being written?); nothing of it was "
-                "changed in the index, it is read again at the next ingest",
-                w,
-                report,
-                keep=True,
+            seen[session.session_id] = hashes
+            used = self._apply_session(session, key, src.format, w, report, ctx, dirty, hashes, shrunk, held)
+            if used:
+                owned.add(used)
+        if fingerprint(src.path) != (size, mtime):
+            raise _ChangedWhileRead()
+        gone = [rec for rec in self.catalog.sessions_of_source(key) if rec.sid not in owned]
+        if gone and (dirty or (not ctx.incomplete and not shrunk)):
+            for rec in gone:
+                w.delete_session(rec.sid)
+                self.catalog.delete_session(rec.sid)
+                self._removed(rec.ord)
+                report.removed_turns += rec.n_turns
+        elif gone and shrunk and not ctx.incomplete:
+            held.append(f"{len(gone)} sessions ({sum(r.n_turns for r in gone)} turns) no longer in the file")
+        if ctx.incomplete:
+            reason = next((m for m in ctx.warnings if m), "read in part")
+            self.catalog.put_file(FileRecord(key, src.format, max(size, old.size if old else 0), -1, ""))
+            self.catalog.put_note(key, "partial", reason)
+            report.partial.append(key)
+        elif held:
+            detail = (
+                "the file got smaller; kept the indexed turns of "
+                + "; ".join(held)
+                + f": run `refind ingest --accept-shrink {key}` to accept the smaller file"
             )
-        except Exception as exc:  # RecursionError, MemoryError, OSError, a parser bug: skip this file only
-            self._skip(src, describe_failure(exc), w, report)
-        return False
+            self.catalog.put_file(FileRecord(key, src.format, old.size if old else size, -1, ""))
+            self.catalog.put_note(key, "held", detail)
+            report.held.append(f"{key}: {detail}")
+        else:
+            self.catalog.put_file(FileRecord(key, src.format, size, mtime, dig))
+            self.catalog.clear_note(key)
+        report.ingested_files += 1
+        report.warnings += ctx.warnings
+        if not seen and not ctx.warnings:
+            report.warnings.append(f"{key}: no conversation turns found")
+        return True
 
     def _skip(
-        self, src: Source, reason: str, w: TurnWriter, report: IngestReport, keep: bool = False
+        self,
+        src: Source,
+        reason: str,
+        report: IngestReport,
+        before: tuple[int, int, int],
+        keep: bool = False,
     ) -> None:
-        # Undo this source's partial changes; earlier sources are already committed.
-        w.rollback()
-        self.catalog.rollback()
+        """Report a source that was not applied (its changes were undone: `Batch.source`)."""
+        report.added_turns, report.removed_turns = before[:2]
+        del report.warnings[before[2] :]
         report.skipped.append(Skipped(str(src.path), reason))
         if not keep:
             self.catalog.put_skipped(str(src.path), reason)

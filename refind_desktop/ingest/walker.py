@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -83,9 +83,17 @@ class Skipped:
     reason: str
 
 
-def discover(paths: Iterable[Path], limits: Limits | None = None) -> tuple[list[Source], list[Skipped]]:
-    """Walk files and folders; return what can be ingested and what was skipped (with reasons)."""
-    walker = _Walker(limits or Limits())
+Known = Callable[[Path], "str | None"]
+
+
+def discover(
+    paths: Iterable[Path], limits: Limits | None = None, known: Known | None = None
+) -> tuple[list[Source], list[Skipped]]:
+    """Walk files and folders; return what can be ingested and what was skipped (with reasons).
+
+    `known(path)` may name the format of a file that is unchanged since it was last ingested; such a
+    file is not opened to detect its format (the ingest then skips it after one `stat`)."""
+    walker = _Walker(limits or Limits(), known)
     for p in paths:
         p = Path(p)
         if not p.exists() and not p.is_symlink():
@@ -100,8 +108,9 @@ def discover(paths: Iterable[Path], limits: Limits | None = None) -> tuple[list[
 class _Walker:
     """Depth-first, name-sorted walk that remembers visited folders and the export it is inside."""
 
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: Limits, known: Known | None = None) -> None:
         self.limits = limits
+        self.known = known
         self.sources: list[Source] = []
         self.skipped: list[Skipped] = []
         self._seen: set[str] = set()
@@ -154,6 +163,10 @@ class _Walker:
         if context != "explicit" and agent_paths.ignored(path):
             return
         if not self._once(path):
+            return
+        fmt = self.known(path) if self.known is not None else None
+        if fmt is not None:
+            self.sources.append(Source(path, fmt))
             return
         try:
             self.sources.append(Source(path, detect_file(path, self.limits)))

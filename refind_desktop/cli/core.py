@@ -88,18 +88,21 @@ def non_negative(value: str) -> int:
     return n
 
 
-def run_ingest(svc, paths: list[Path], force: bool = False, accept_shrink: bool = False):
-    """Ingest with a progress bar; shared by `ingest`, `reindex` and `demo`."""
-    bar = Progress("ingesting")
+def run_ingest(svc, paths: list[Path], force: bool = False, accept_shrink: bool = False, bar: bool = True):
+    """Ingest with a progress bar (files, turns, time left; on a terminal, unless `bar` is False);
+    shared by `ingest` and `demo`."""
+    progress = Progress("ingesting", enabled=bar, turns=True)
     try:
         return svc.ingestor.ingest(
             paths,
             force=force,
             accept_shrink=accept_shrink,
-            progress=lambda p: bar.update(p.files_done, p.files_total, Path(p.current).name),
+            progress=lambda p: progress.update(
+                p.files_done, p.files_total, Path(p.current).name, turns=p.turns_added
+            ),
         )
     finally:
-        bar.close()
+        progress.close()
 
 
 def print_ingest_report(report) -> None:
@@ -126,7 +129,7 @@ def print_ingest_report(report) -> None:
 def cmd_ingest(args: argparse.Namespace) -> int:
     """`refind ingest PATH...`"""
     svc = services()
-    report = run_ingest(svc, args.paths, args.force, args.accept_shrink)
+    report = run_ingest(svc, args.paths, args.force, args.accept_shrink, bar=not args.json)
     if args.json:
         print_json(report.to_json())
     else:
@@ -289,13 +292,15 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     from ..config import load_settings
     from ..services import reindex
 
-    bar = Progress("reindexing")
+    bar = Progress("reindexing", turns=True)
     try:
         result = reindex(
             load_settings(),
             folders=args.from_sources or (),
             from_sources=args.from_sources is not None,
-            progress=lambda p: bar.update(p.files_done, p.files_total, Path(p.current).name),
+            progress=lambda p: bar.update(
+                p.files_done, p.files_total, Path(p.current).name, turns=p.turns_added
+            ),
         )
     finally:
         bar.close()

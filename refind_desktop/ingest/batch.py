@@ -34,7 +34,7 @@ class CommitPolicy:
     """When a batch is committed: whichever of `turns` or `seconds` comes first, and at the end."""
 
     turns: int = 20_000
-    """Changed turns (added or deleted) since the last commit."""
+    """Turns added or replaced (and single turns deleted) since the last commit."""
     seconds: float = 1.0
     """Seconds since the first uncommitted change (how stale a reader's view may get)."""
     stage_bytes: int = 16_000_000
@@ -71,7 +71,6 @@ class StagedWriter:
     def delete_session(self, session_id: str) -> None:
         """Stage the removal of every turn of a session."""
         self.ops.append(("delete_session", session_id))
-        self.changed += 1
 
     def delete_turn(self, session_id: str, turn: int) -> None:
         """Stage the removal of one turn."""
@@ -81,7 +80,6 @@ class StagedWriter:
     def delete_source(self, source: str) -> None:
         """Stage the removal of every turn of one source file."""
         self.ops.append(("delete_source", source))
-        self.changed += 1
 
     def flush_into(self, writer: TurnWriter) -> None:
         """Apply the staged changes, in order, to the tantivy writer."""

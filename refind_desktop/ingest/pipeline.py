@@ -22,7 +22,7 @@ from .forget import Forgetting, under
 from .formats import get_parser
 from .limits import Limits
 from .prepare import alt_id, prepare_session, turn_hash  # noqa: F401 - turn_hash is public here
-from .walker import Skipped, Source, discover
+from .walker import Skipped, Source, discover, discover_within
 
 ProgressFn = Callable[["IngestProgress"], None]
 
@@ -150,12 +150,15 @@ class Ingestor(Forgetting):
         cancel: threading.Event | None = None,
         force: bool = False,
         accept_shrink: bool = False,
+        within: Path | None = None,
     ) -> IngestReport:
         """Ingest files and folders; unchanged files are skipped unless `force`.
 
         A file that got smaller keeps the turns it no longer holds until `accept_shrink`
         (`refind ingest --accept-shrink PATH`) or until a complete copy at least as large returns.
-        Forgotten paths (`refind forget`) are skipped until `unforget`.
+        Forgotten paths (`refind forget`) are skipped until `unforget`. With `within` (a folder),
+        the paths inside it are read as a walk of that folder would read them, without walking
+        the rest of it (the watcher's new files: `discover_within`).
         """
         revive: list[str] = []
         with self._lock, self.index.write_lock():
@@ -175,8 +178,12 @@ class Ingestor(Forgetting):
                 force = True
                 redo = set()
             roots = list(dict.fromkeys(roots))
+            inside = (
+                Path(within).expanduser().resolve() if within is not None and rebuilding is None else None
+            )
             own_dir = str(self.index.path.parent.resolve())
-            self.book.add_roots([str(p) for p in roots if p.exists() and not under(str(p), own_dir)])
+            recorded = [inside] if inside is not None else roots
+            self.book.add_roots([str(p) for p in recorded if p.exists() and not under(str(p), own_dir)])
             roots += [
                 Path(p) for p in sorted(redo | set(revive)) if Path(p).exists()
             ]  # interrupted last time
@@ -186,7 +193,14 @@ class Ingestor(Forgetting):
             sources: list[Source] = []
             skipped: list[Skipped] = []
             known = None if force else self._unchanged_format
-            for root in [p for p in roots if p.exists()]:
+            existing = [p for p in roots if p.exists()]
+            targeted = [p for p in existing if inside is not None and under(str(p), str(inside))]
+            if targeted:
+                try:
+                    sources, skipped = discover_within(inside, targeted, self.limits, known)
+                except Exception as exc:  # a folder that cannot be walked never stops the others
+                    skipped = [Skipped(str(inside), describe_failure(exc))]
+            for root in [p for p in existing if p not in targeted]:
                 try:
                     found, skips = discover([root], self.limits, known)
                 except Exception as exc:  # a folder that cannot be walked never stops the others
@@ -333,8 +347,10 @@ class Ingestor(Forgetting):
         if old and not force and old.size == size and old.mtime_ns == mtime and old.format == src.format:
             report.unchanged_files += 1
             return False
-        dig = digest(src.path)
-        if old and not force and old.digest == dig and old.format == src.format:
+        # The content hash tells a touched file from a changed one; a new file is read once, to parse
+        # it (its hash is taken when its size or mtime change).
+        dig = digest(src.path) if old is not None else ""
+        if old and not force and dig and old.digest == dig and old.format == src.format:
             self.catalog.put_file(FileRecord(key, src.format, size, mtime, dig))
             report.unchanged_files += 1
             return False

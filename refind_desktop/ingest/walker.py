@@ -105,6 +105,68 @@ def discover(
     return walker.sources, walker.skipped
 
 
+def discover_within(
+    root: Path, targets: Iterable[Path], limits: Limits | None = None, known: Known | None = None
+) -> tuple[list[Source], list[Skipped]]:
+    """What `discover([root])` would find at `targets` (files or folders inside `root`), without
+    walking the rest of `root`: each target gets the context of the folders above it (an export, a
+    Telegram or WhatsApp folder, a pruned or skipped folder), as a full walk would give it. The
+    watcher uses it for files that appear in a large folder."""
+    walker = _Walker(limits or Limits(), known)
+    names: dict[Path, set[str]] = {}
+    for target in targets:
+        try:
+            parts = Path(target).relative_to(root).parts
+        except ValueError:
+            continue
+        if not parts:
+            walker.walk_dir(root, "")
+            continue
+        folder, context = Path(root), ""
+        for i, part in enumerate(parts):
+            if is_slack_dir(folder):
+                if walker._once(folder):
+                    walker.sources.append(Source(folder, "slack"))
+                break
+            if folder not in names:
+                try:
+                    names[folder] = set(os.listdir(folder))
+                except OSError:
+                    break
+            context = _context(names[folder], context)
+            child = folder / part
+            last = i == len(parts) - 1
+            if child.is_dir():
+                if _pruned_dir(child, context):
+                    break
+                if last:
+                    walker.walk_dir(child, context)
+                folder = child
+            elif last and (child.exists() or child.is_symlink()):
+                walker.add_file(child, context)
+            else:
+                break
+    return walker.sources, walker.skipped
+
+
+def _context(names: set[str], context: str) -> str:
+    """The context a folder's file names give its files (and sub-folders)."""
+    if any(CONVERSATIONS_NAME.match(n) for n in names):
+        return "export"
+    if "result.json" in names and context == "":
+        return "telegram"
+    if any(WHATSAPP_NAME.match(n) for n in names) and context == "":
+        return "whatsapp"
+    return context
+
+
+def _pruned_dir(child: Path, context: str) -> bool:
+    """A sub-folder the walk never enters."""
+    if child.name in SKIP_DIRS or agent_paths.pruned(child):
+        return True
+    return context == "telegram" and child.name in TELEGRAM_MEDIA_DIRS
+
+
 class _Walker:
     """Depth-first, name-sorted walk that remembers visited folders and the export it is inside."""
 
@@ -134,13 +196,7 @@ class _Walker:
         except OSError as e:
             self.skipped.append(Skipped(str(path), f"unreadable: {e.strerror or e}"))
             return
-        names = {e.name for e in entries}
-        if any(CONVERSATIONS_NAME.match(n) for n in names):
-            context = "export"
-        elif "result.json" in names and context == "":
-            context = "telegram"
-        elif any(WHATSAPP_NAME.match(n) for n in names) and context == "":
-            context = "whatsapp"
+        context = _context({e.name for e in entries}, context)
         for entry in entries:
             child = path / entry.name
             try:
@@ -148,11 +204,8 @@ class _Walker:
             except OSError:
                 is_dir = False
             if is_dir:
-                if entry.name in SKIP_DIRS or agent_paths.pruned(child):
-                    continue
-                if context == "telegram" and entry.name in TELEGRAM_MEDIA_DIRS:
-                    continue
-                self.walk_dir(child, context)
+                if not _pruned_dir(child, context):
+                    self.walk_dir(child, context)
             else:
                 self.add_file(child, context)
 

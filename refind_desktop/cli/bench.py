@@ -26,6 +26,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--chatgpt-mb", type=int, default=1024, help="size of the synthetic ChatGPT export (0=skip)"
     )
+    p.add_argument(
+        "--small-files",
+        type=int,
+        default=1200,
+        metavar="N",
+        help="N agent session files of 2 exchanges against the same sessions in one file, a re-ingest, "
+        "and new files in the watched folder (0=skip; 10000 for the large-folder figures)",
+    )
     p.add_argument("--no-bm25s", action="store_true", help="skip the bm25s reference")
     p.add_argument("--out", type=Path, default=None, help="folder for bench.json")
     p.set_defaults(func=cmd_bench)
@@ -42,6 +50,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         args.out,
         log=lambda m: print(m, file=sys.stderr, flush=True),
         with_bm25s=not args.no_bm25s,
+        small_files=args.small_files,
     )
     print_json(result)
     return 0

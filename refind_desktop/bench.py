@@ -1,5 +1,4 @@
-"""Index and search benchmark: ingest throughput, index size, peak RSS, latency at 100k/1M turns, bm25s anchor
-(the many-small-files case is in bench_files.py)."""
+"""Index and search benchmark: ingest throughput, index size, peak RSS, latency at 100k/1M turns, bm25s anchor."""
 
 from __future__ import annotations
 
@@ -329,13 +328,7 @@ def bench_chatgpt_rss(work: Path, target_mb: int, log: Log) -> dict:
 
 
 def run_bench(
-    lme: Path | None,
-    turns: int,
-    chatgpt_mb: int,
-    out_dir: Path | None,
-    log: Log,
-    with_bm25s: bool = True,
-    small_files: int = 0,
+    lme: Path | None, turns: int, chatgpt_mb: int, out_dir: Path | None, log: Log, with_bm25s: bool = True
 ) -> dict:
     """Run every part and return the figures (also written as JSON when out_dir is given)."""
     result: dict = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}}
@@ -352,10 +345,6 @@ def run_bench(
                 )
             if chatgpt_mb:
                 result["chatgpt_export"] = bench_chatgpt_rss(work, chatgpt_mb, log)
-            if small_files:
-                from .bench_files import bench_small_files
-
-                result["small_files"] = bench_small_files(work / "files", small_files, log)
         finally:
             if old_home is None:
                 os.environ.pop("REFIND_HOME", None)

@@ -1,6 +1,6 @@
 """Many-small-files benchmark: an agent folder of session files against the same turns in one file.
 
-`refind bench` runs it beside the other parts. Coding agents keep one small JSONL per session
+`refind bench --small-files N` runs it after the other parts. Coding agents keep one small JSONL per session
 (`~/.claude/projects/<project>/<session-uuid>.jsonl`), so the cost that matters there is per file,
 not per megabyte. Three figures, measured in one run so their ratios hold on a loaded machine:
 
@@ -16,6 +16,7 @@ import json
 import os
 import random
 import resource
+import tempfile
 import time
 import uuid
 from collections.abc import Callable
@@ -93,6 +94,19 @@ def write_sessions(folder: Path, n: int, exchanges: int, one_file: bool, seed: i
         if big is not None:
             big.close()
     return n * exchanges
+
+
+def run_files_bench(files: int, log: Log) -> dict:
+    """`bench_small_files` in a temporary folder, leaving REFIND_HOME as it was."""
+    old_home = os.environ.get("REFIND_HOME")
+    try:
+        with tempfile.TemporaryDirectory(prefix="refind-bench-files-") as tmp:
+            return bench_small_files(Path(tmp), files, log)
+    finally:
+        if old_home is None:
+            os.environ.pop("REFIND_HOME", None)
+        else:
+            os.environ["REFIND_HOME"] = old_home
 
 
 def _services(home: Path):

@@ -30,6 +30,8 @@ class Session:
     started_at: datetime | None = None
     participants: list[str] = field(default_factory=list)
     turns: list[Turn] = field(default_factory=list)
+    continues: str = ""
+    """Id of the session this one continues (a resumed or forked transcript), when known."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +55,8 @@ class SessionInfo:
     format: str
     started_at: datetime | None
     turns: int
+    continues: str = ""
+    """Id of the session this one continues (a resumed or forked transcript), or ""."""
 
 
 @dataclass(frozen=True, slots=True)

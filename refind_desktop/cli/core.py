@@ -211,6 +211,7 @@ def cmd_show(args: argparse.Namespace) -> int:
                 "session_id": rec.sid,
                 "title": rec.title,
                 "source": rec.source,
+                "continues": rec.continues or None,
                 "turns": [
                     {"turn": t.turn, "speaker": t.speaker, "timestamp": t.timestamp, "text": t.text}
                     for t in turns
@@ -223,12 +224,22 @@ def cmd_show(args: argparse.Namespace) -> int:
             f"{rec.title or rec.sid}  ({rec.format}, {rec.n_turns} turns, from {rec.source})", one_line=True
         )
     )
+    if rec.continues:
+        print(printable(f"continues {continues_line(svc.catalog, rec.continues)}", one_line=True))
     for t in turns:
         mark = ">" if t.turn == args.turn else " "
         when = t.timestamp.isoformat(timespec="minutes") if t.timestamp else ""
         print(printable(f"{mark}[{t.turn}] {t.speaker} {when}", one_line=True))
         print(textwrap.indent(printable(t.text), "    "))
     return 0
+
+
+def continues_line(catalog, sid: str) -> str:
+    """`<session id> (<title>, turns before this session's first)` of the session a resumed one continues."""
+    earlier = catalog.get_session(sid)
+    if earlier is None:
+        return f"{sid} (not in the archive)"
+    return f"{sid} ({earlier.title or 'untitled'}, {earlier.n_turns} turns; `refind show {sid}`)"
 
 
 def cmd_stats(args: argparse.Namespace) -> int:

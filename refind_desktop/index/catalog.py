@@ -16,6 +16,8 @@ from ..terminal import scrub
 from ..types import SessionInfo
 from .integrity import DAMAGED_HINT
 from .migrations import enable_wal, migrate
+from .transcripts import MIGRATION as TRANSCRIPTS_MIGRATION
+from .transcripts import TranscriptIds
 
 MIGRATIONS: list[tuple[str, str]] = [
     (
@@ -40,6 +42,7 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX dupes_source ON dupes(source);
     """,
     ),
+    TRANSCRIPTS_MIGRATION,
 ]
 
 
@@ -68,13 +71,18 @@ class SessionRecord:
     started_at: datetime | None
     n_turns: int
     hashes: tuple[str, ...]
+    continues: str = ""
+    """The session this one continues (a resumed or forked transcript), or ""."""
+
+
+_SESSION_COLUMNS = "sid, ord, source, format, title, started_at, n_turns, hashes, continues"
 
 
 def _ts(value: float | None) -> datetime | None:
     return datetime.fromtimestamp(value, tz=timezone.utc) if value is not None else None
 
 
-class Catalog:
+class Catalog(TranscriptIds):
     """Files, sessions and skipped files. Changes become durable at `commit()`."""
 
     def __init__(self, path: Path, check: bool = True) -> None:
@@ -227,7 +235,7 @@ class Catalog:
 
     def clear_index_rows(self) -> None:
         """Drop every file, session, skip, note and duplicate row (a rebuild); the ignore list stays."""
-        for table in ("files", "sessions", "skipped", "file_notes", "dupes"):
+        for table in ("files", "sessions", "skipped", "file_notes", "dupes", "transcript_ids"):
             self.db.execute(f"DELETE FROM {table}")
 
     def integrity_problem(self) -> str | None:
@@ -246,7 +254,7 @@ class Catalog:
     def get_session(self, sid: str) -> SessionRecord | None:
         """A session's catalog row."""
         row = self.db.execute(
-            "SELECT sid, ord, source, format, title, started_at, n_turns, hashes FROM sessions WHERE sid=?",
+            f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE sid=?",
             (sid,),
         ).fetchone()
         return self._session(row) if row else None
@@ -254,7 +262,7 @@ class Catalog:
     def get_session_by_ord(self, ord_: int) -> SessionRecord | None:
         """A session's catalog row by ordinal."""
         row = self.db.execute(
-            "SELECT sid, ord, source, format, title, started_at, n_turns, hashes FROM sessions WHERE ord=?",
+            f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE ord=?",
             (ord_,),
         ).fetchone()
         return self._session(row) if row else None
@@ -262,13 +270,16 @@ class Catalog:
     @staticmethod
     def _session(row: tuple) -> SessionRecord:
         hashes = tuple(row[7].split(",")) if row[7] else ()
-        return SessionRecord(row[0], row[1], row[2], row[3] or "", row[4] or "", _ts(row[5]), row[6], hashes)
+        return SessionRecord(
+            row[0], row[1], row[2], row[3] or "", row[4] or "", _ts(row[5]), row[6], hashes, row[8] or ""
+        )
 
     def put_session(self, rec: SessionRecord, participants: list[str] | None = None) -> None:
         """Insert or replace a session row."""
         started = rec.started_at.timestamp() if rec.started_at else None
         self.db.execute(
-            "INSERT OR REPLACE INTO sessions VALUES (?,?,?,?,?,?,?,?,?)",
+            "INSERT OR REPLACE INTO sessions (sid, ord, source, format, title, started_at, participants, "
+            "n_turns, hashes, continues) VALUES (?,?,?,?,?,?,?,?,?,?)",
             (
                 rec.sid,
                 rec.ord,
@@ -279,8 +290,18 @@ class Catalog:
                 json.dumps(participants or []),
                 rec.n_turns,
                 ",".join(rec.hashes),
+                rec.continues or None,
             ),
         )
+
+    def participants(self, sid: str) -> list[str]:
+        """The participants recorded for a session."""
+        row = self.db.execute("SELECT participants FROM sessions WHERE sid=?", (sid,)).fetchone()
+        try:
+            names = json.loads(row[0]) if row and row[0] else []
+        except ValueError:
+            names = []
+        return [str(n) for n in names] if isinstance(names, list) else []
 
     def delete_session(self, sid: str) -> None:
         """Remove a session row."""
@@ -289,8 +310,7 @@ class Catalog:
     def sessions_of_source(self, source: str) -> list[SessionRecord]:
         """Sessions owned by one source path."""
         rows = self.db.execute(
-            "SELECT sid, ord, source, format, title, started_at, n_turns, hashes FROM sessions "
-            "WHERE source=?",
+            f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE source=?",
             (source,),
         )
         return [self._session(r) for r in rows]
@@ -298,13 +318,13 @@ class Catalog:
     def session_infos(self, limit: int | None = None) -> Iterator[SessionInfo]:
         """Sessions newest first (unknown dates last)."""
         sql = (
-            "SELECT sid, title, source, format, started_at, n_turns FROM sessions "
+            "SELECT sid, title, source, format, started_at, n_turns, continues FROM sessions "
             "ORDER BY started_at IS NULL, started_at DESC, sid"
         )
         if limit:
             sql += f" LIMIT {int(limit)}"
         for r in self.db.execute(sql):
-            yield SessionInfo(r[0], r[1] or "", r[2], r[3] or "", _ts(r[4]), r[5])
+            yield SessionInfo(r[0], r[1] or "", r[2], r[3] or "", _ts(r[4]), r[5], r[6] or "")
 
     def session_count(self) -> int:
         """How many sessions the archive holds."""
@@ -317,8 +337,7 @@ class Catalog:
             chunk = ords[i : i + 500]
             marks = ",".join("?" * len(chunk))
             rows = self.db.execute(
-                "SELECT sid, ord, source, format, title, started_at, n_turns, hashes FROM sessions "
-                f"WHERE ord IN ({marks})",
+                f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE ord IN ({marks})",
                 chunk,
             )
             for r in rows:
@@ -327,9 +346,7 @@ class Catalog:
 
     def iter_sessions(self) -> Iterator[SessionRecord]:
         """Every session row, in ordinal order (the vector catch-up compares them with its own)."""
-        rows = self.db.execute(
-            "SELECT sid, ord, source, format, title, started_at, n_turns, hashes FROM sessions ORDER BY ord"
-        )
+        rows = self.db.execute(f"SELECT {_SESSION_COLUMNS} FROM sessions ORDER BY ord")
         for r in rows.fetchall():
             yield self._session(r)
 

@@ -131,7 +131,8 @@ class Batch:
 
     @contextmanager
     def alone(self, key: str) -> Iterator[TurnWriter]:
-        """Apply one (large) source straight into the writer, as a commit of its own."""
+        """Apply one (large) source straight into the writer, after a commit of what came before; the
+        batch is then due (what the source makes others redo joins its commit)."""
         self.commit()
         try:
             yield self.writer
@@ -139,8 +140,7 @@ class Batch:
             self.writer.rollback()
             self.catalog.rollback()
             raise
-        self.touched(key, 1)
-        self.commit()
+        self.touched(key, self.policy.turns)
 
     def touched(self, key: str, changed: int) -> None:
         """A source changed the index (its turns reach the disk at the next commit)."""

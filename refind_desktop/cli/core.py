@@ -249,7 +249,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
     if args.json:
         print_json(data)
         return 0
-    print(f"{data['sources']} sources, {data['sessions']} sessions, {data['turns']} turns")
+    gone = f" (and {len(data['gone'])} gone, turns kept)" if data["gone"] else ""
+    print(f"{data['sources']} sources{gone}, {data['sessions']} sessions, {data['turns']} turns")
     print(f"times without a zone (WhatsApp, Telegram, SillyTavern) read in {data['timezone']}")
     for name, f in sorted(data["formats"].items()):
         print(f"  {name:<12} {f['files']:>5} files {f['sessions']:>7} sessions {f['turns']:>9} turns")
@@ -257,6 +258,13 @@ def cmd_stats(args: argparse.Namespace) -> int:
         print(printable(f"PARTIAL {entry['path']}: {entry['reason']}", one_line=True))
     for entry in data["held"]:
         print(printable(f"HELD {entry['path']}: {entry['reason']}", one_line=True))
+    if data["gone"]:
+        print(
+            f"{len(data['gone'])} sources gone, turns kept (the archive keeps them; "
+            "`refind forget PATH` deletes them):"
+        )
+        for g in data["gone"]:
+            print(printable(f"  GONE {g['path']}: {g['turns']} turns kept", one_line=True))
     if data["rebuild_pending"]:
         print("a reindex was interrupted: run `refind reindex` (or any ingest) to finish it")
     if data["forgotten"]:
@@ -322,6 +330,10 @@ def cmd_reindex(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     for p in result.gone:
-        print(printable(f"gone, not re-ingested: {p}", one_line=True), file=sys.stderr)
+        print(printable(f"gone, turns kept: {p}", one_line=True), file=sys.stderr)
+    if result.kept_turns:
+        print(
+            f"{result.kept_turns} turns of files that are gone were rebuilt from the archive", file=sys.stderr
+        )
     print_ingest_report(result.report)
     return 0

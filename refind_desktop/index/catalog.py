@@ -359,6 +359,13 @@ class Catalog(TranscriptIds):
             out += [r[0] for r in self.db.execute(f"SELECT ord FROM sessions WHERE sid IN ({marks})", chunk)]
         return out
 
+    def source_counts(self) -> dict[str, tuple[int, int]]:
+        """source path -> (sessions, turns) indexed from it."""
+        rows = self.db.execute(
+            "SELECT source, COUNT(*), COALESCE(SUM(n_turns),0) FROM sessions GROUP BY source"
+        )
+        return {r[0]: (r[1], r[2]) for r in rows}
+
     def totals(self) -> dict:
         """Counts for `refind stats`: sources, sessions, turns and per-format figures."""
         sources = self.db.execute("SELECT COUNT(*) FROM files").fetchone()[0]

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..errors import describe_failure
 from ..index.catalog import FileRecord, SessionRecord
+from ..index.kept import KEPT_NAME, KeptSources
 from ..index.store import TurnWriter
 from ..types import Session
 from .base import ParseContext
@@ -72,6 +73,43 @@ class SourceApplier:
                     self._reapply_stored(rec, batch, report)
         self._redo = set()
 
+    def _restore_kept(self, report: IngestReport) -> None:
+        """Apply the sessions a rebuild kept of files that are gone (index/kept.py), with their file records."""
+        kept = KeptSources(self.index.path.parent / KEPT_NAME)
+        if not kept.exists():
+            return
+        with self.index.writer() as w:
+            batch = Batch(w, self.catalog, self.index.journal, self.policy)
+            for src in kept.read():
+                ctx = ParseContext(tz=self.tz)
+                with batch.source(src.path) as stage:
+                    for session in src.sessions:
+                        self._apply_stored(session, src.path, src.format, stage, report, ctx)
+                    self.catalog.put_file(
+                        FileRecord(src.path, src.format, src.size, src.mtime_ns, src.digest)
+                    )
+                self._reapply_replays(batch, report)
+                if batch.due():
+                    batch.commit()
+            batch.commit()
+
+    def _apply_stored(
+        self,
+        session: Session,
+        source: str,
+        fmt: str,
+        w: StagedWriter,
+        report: IngestReport,
+        ctx: ParseContext,
+    ) -> int:
+        """Apply a session rebuilt from stored turns through the normal path; returns the turns it keeps."""
+        hashes = self._prepare(session, source, ctx)
+        replay = drop_replayed(session, fmt, source, self.catalog)
+        hashes = tuple(hashes[i] for i in replay.kept)
+        if session.turns:
+            self._apply_session(session, source, fmt, w, report, ctx, hashes=hashes)
+        return len(session.turns)
+
     def _reapply_stored(self, rec: SessionRecord, batch: Batch, report: IngestReport) -> None:
         """Apply a session again from its stored turns (its file is gone)."""
         session = stored_session(
@@ -82,12 +120,7 @@ class SourceApplier:
         )
         ctx = ParseContext(tz=self.tz)
         with batch.source(rec.source) as stage:
-            hashes = self._prepare(session, rec.source, ctx)
-            replay = drop_replayed(session, rec.format, rec.source, self.catalog)
-            hashes = tuple(hashes[i] for i in replay.kept)
-            if session.turns:
-                self._apply_session(session, rec.source, rec.format, stage, report, ctx, hashes=hashes)
-            else:
+            if not self._apply_stored(session, rec.source, rec.format, stage, report, ctx):
                 stage.delete_session(rec.sid)
                 self.catalog.delete_session(rec.sid)
                 self._removed(rec.ord)

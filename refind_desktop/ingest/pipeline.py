@@ -10,6 +10,7 @@ from typing import Protocol
 
 from ..errors import describe_failure
 from ..index.catalog import Catalog
+from ..index.kept import KEPT_NAME, KeptSources
 from ..index.sourcebook import REBUILD_NAME, SOURCES_NAME, RebuildMarker, SourceBook
 from ..index.store import TurnIndex
 from ..terminal import scrub
@@ -106,6 +107,7 @@ class Ingestor(Forgetting, SourceApplier):
             rebuilding = marker.pending()
             if rebuilding is not None:  # a reindex was killed: start it over before anything else
                 self._empty_everything()
+                self._restore_kept(report)  # the turns of files that are gone, saved before the wipe
                 roots += [Path(p) for p in rebuilding]
                 force = True
                 redo = set()
@@ -164,7 +166,7 @@ class Ingestor(Forgetting, SourceApplier):
             self.catalog.commit()
             if not sources:
                 if rebuilding is not None:
-                    marker.done()
+                    self._rebuilt(marker)
                 return report
             with self.index.writer() as w:
                 batch = Batch(w, self.catalog, journal, self.policy)
@@ -183,8 +185,13 @@ class Ingestor(Forgetting, SourceApplier):
                 if progress:
                     progress(IngestProgress(len(sources), len(sources), "", report.added_turns))
             if rebuilding is not None and not report.cancelled:
-                marker.done()
+                self._rebuilt(marker)
             return report
+
+    def _rebuilt(self, marker: RebuildMarker) -> None:
+        """The rebuild is complete: drop its marker, then the sessions it kept for it."""
+        marker.done()
+        KeptSources(self.index.path.parent / KEPT_NAME).remove()
 
     def _empty_everything(self) -> None:
         """Delete every turn and every catalog row but the ignore list (an interrupted rebuild)."""

@@ -8,6 +8,7 @@ smallest index change (append, replace from the first changed turn, or nothing).
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 from ..errors import describe_failure
@@ -26,7 +27,11 @@ from .walker import Skipped, Source
 
 
 def fingerprint(path: Path) -> tuple[int, int]:
-    """(size, mtime_ns) of a file, or the sum/max over a directory source."""
+    """(size, mtime_ns) of a file, or the sum/max over a directory source. Only `stat` is called.
+
+    A database's write-ahead log (`NAME-wal`, Cursor and OpenCode keep their chats in SQLite) holds
+    committed rows until a checkpoint, so its mtime counts as the file's (its size does not: a
+    checkpoint moves rows into the file, and a file that gets smaller means something else)."""
     if path.is_dir():
         size, mtime = 0, 0
         for p in sorted(path.rglob("*")):
@@ -36,13 +41,20 @@ def fingerprint(path: Path) -> tuple[int, int]:
                 mtime = max(mtime, st.st_mtime_ns)
         return size, mtime
     st = path.stat()
-    return st.st_size, st.st_mtime_ns
+    try:
+        wal = os.stat(f"{path}-wal").st_mtime_ns
+    except OSError:
+        wal = 0
+    return st.st_size, max(st.st_mtime_ns, wal)
 
 
 def digest(path: Path) -> str:
-    """Content hash of a file (streamed) or of a directory's files."""
+    """Content hash of a file (streamed, with its write-ahead log if it has one) or of a directory's files."""
     h = hashlib.blake2b(digest_size=16)
-    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    if path.is_dir():
+        files = sorted(p for p in path.rglob("*") if p.is_file())
+    else:
+        files = [path] + [p for p in (Path(f"{path}-wal"),) if p.is_file()]
     for p in files:
         if path.is_dir():
             h.update(str(p.relative_to(path)).encode() + b"\0")
@@ -151,14 +163,13 @@ class SourceApplier:
 
         A source too large to stage in memory is applied on its own commit (`Batch.alone`)."""
         key = str(src.path)
-        before = (report.added_turns, report.removed_turns, len(report.warnings))
+        before = (report.added_turns, report.removed_turns, len(report.warnings), set(self._redo))
         try:
             try:
                 with batch.source(key) as stage:
                     self._read_source(src, stage, report, force, dirty, accept_shrink)
             except SourceTooLarge:
-                report.added_turns, report.removed_turns = before[:2]
-                del report.warnings[before[2] :]
+                self._undo(report, before)
                 with batch.alone(key) as w:
                     self._read_source(src, w, report, force, dirty, accept_shrink)
         except FileNotFoundError:
@@ -280,15 +291,20 @@ class SourceApplier:
         src: Source,
         reason: str,
         report: IngestReport,
-        before: tuple[int, int, int],
+        before: tuple[int, int, int, set[str]],
         keep: bool = False,
     ) -> None:
         """Report a source that was not applied (its changes were undone: `Batch.source`)."""
-        report.added_turns, report.removed_turns = before[:2]
-        del report.warnings[before[2] :]
+        self._undo(report, before)
         report.skipped.append(Skipped(str(src.path), reason))
         if not keep:
             self.catalog.put_skipped(str(src.path), reason)
+
+    def _undo(self, report: IngestReport, before: tuple[int, int, int, set[str]]) -> None:
+        """Take back what an undone source added to the report and to the sessions to apply again."""
+        report.added_turns, report.removed_turns = before[:2]
+        del report.warnings[before[2] :]
+        self._redo = set(before[3])
 
     def _prepare(self, s: Session, source: str, ctx: ParseContext) -> tuple[str, ...]:
         return prepare_session(s, source, ctx)

@@ -288,3 +288,17 @@ def _wait(pred, timeout: float) -> bool:
             return True
         time.sleep(0.05)
     return False
+
+
+def test_rows_only_in_a_databases_log_count_as_a_change(tmp_path):
+    from refind_desktop.ingest.pipeline import digest, fingerprint
+
+    db = tmp_path / "state.vscdb"
+    db.write_bytes(b"SQLite format 3\x00" + b"\x00" * 100)
+    os.utime(db, ns=(10**18, 10**18))
+    before = (fingerprint(db), digest(db))
+    wal = Path(f"{db}-wal")
+    wal.write_bytes(b"a committed row still in the log")
+    os.utime(wal, ns=(2 * 10**18, 2 * 10**18))
+    after = (fingerprint(db), digest(db))
+    assert after[0] == (db.stat().st_size, 2 * 10**18) and after[1] != before[1]

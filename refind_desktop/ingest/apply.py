@@ -72,7 +72,7 @@ class SourceApplier:
         batch, so a kill never leaves a turn in both): from their files, or from their stored turns
         when the file is gone."""
         rounds = 0
-        while self._redo and rounds < 3:  # a redo only moves turns to earlier transcripts: it ends
+        while self._redo and rounds < 10:  # a redo only moves turns to earlier transcripts: it ends
             rounds += 1
             sids, self._redo = sorted(self._redo), set()
             for sid in sids:

@@ -20,7 +20,7 @@ MIGRATION = (
     CREATE TABLE transcript_ids(tool TEXT NOT NULL, turn_id TEXT NOT NULL, sid TEXT NOT NULL,
                                 source TEXT NOT NULL, pos INTEGER NOT NULL, ts REAL,
                                 PRIMARY KEY(tool, turn_id, sid, source));
-    CREATE INDEX transcript_ids_sid ON transcript_ids(sid);
+    CREATE INDEX transcript_ids_sid ON transcript_ids(sid, source);
     CREATE INDEX transcript_ids_source ON transcript_ids(source);
     """,
 )

@@ -40,11 +40,11 @@ class ChangeListener(Protocol):
 class Ingestor(Forgetting, SourceApplier):
     """Applies chat files to the index and catalog under the cross-process writer lock.
 
-    Crash safety: each source is one index commit followed by one catalog commit. A source is
-    recorded in the index's write journal before its index commit and removed after its catalog
-    commit; a source left in the journal by a killed writer is re-applied from scratch at the
-    next ingest (its old turns deleted by source and session, then re-added), so nothing that was
-    committed is lost and nothing is duplicated.
+    Sources are applied in batches (ingest/batch.py): many sources per index commit followed by
+    one catalog commit. The sources of a batch are recorded in the index's write journal before
+    its index commit and removed after its catalog commit; a source left in the journal by a
+    killed writer is re-applied from scratch at the next ingest (its old turns deleted by source
+    and session, then re-added), so nothing that was committed is lost and nothing is duplicated.
     """
 
     def __init__(

@@ -48,4 +48,5 @@ class IngestReport:
             "cancelled": self.cancelled,
             "partial": self.partial,
             "held": self.held,
+            "commits": self.commits,
         }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import pty
 import subprocess
@@ -55,7 +56,8 @@ def test_the_bar_shows_files_turns_and_time_left_on_a_terminal(tmp_path, refind_
 def test_no_bar_with_json_or_when_stderr_is_not_a_terminal(tmp_path, refind_home):
     folder = chats(tmp_path, 50)
     out, terminal = run_with_terminal_stderr(refind_home, "ingest", "--json", str(folder))
-    assert '"added_turns": 50' in out and "turns," not in terminal and "\x1b" not in terminal
+    assert json.loads(out)["added_turns"] == 50 and json.loads(out)["commits"] == 1
+    assert "turns," not in terminal and "\x1b" not in terminal
     piped = subprocess.run(
         [sys.executable, "-m", "refind_desktop", "ingest", "--force", str(folder)],
         env=cli_env(refind_home),

@@ -25,6 +25,14 @@ class Settings:
     timezone: str = "local"
     """Zone for exports whose times carry no zone (WhatsApp, Telegram, SillyTavern): "local" (this machine's
     IANA zone, DST included), "UTC" or an IANA name like "Europe/Berlin"."""
+    conversation_gap_hours: float = 4.0
+    """A messenger chat (WhatsApp, Telegram, Discord, SillyTavern) is cut into conversations: a pause of
+    this many hours starts a new one (negative: never on the pause alone). Takes effect at `refind
+    reindex`."""
+    conversation_night_gap_hours: float = -1.0
+    """A pause of this many hours that crosses midnight (in `timezone`) also starts a new conversation
+    (0: every new day does; negative, the default: the day plays no part). Takes effect at `refind
+    reindex`."""
     backend: str = "llama"
     """Model back end for `refind ask`: "llama" (local GGUF) or "openai" (OpenAI-compatible server)."""
     model: str = ""
@@ -77,10 +85,25 @@ class Settings:
     """Most members a zip archive may have; an archive with more is skipped."""
     max_string_mb: int = 16
     """Longest JSON string or JSONL line (MiB); a file (or line) with a longer one is skipped."""
+    redact: bool = True
+    """Replace secrets (API keys, tokens, private keys, `PASSWORD=` values; see docs/redaction.md) with
+    `[redacted: KIND]` markers in everything refind prints or sends: MCP results, `--json`, the terminal
+    and prompts to a remote model. RISK: off (REFIND_REDACT=0) hands every key in your chats verbatim to
+    each MCP client, to the cloud model behind it and to a remote openai back end. The archive on disk is
+    verbatim either way; `--reveal` shows secrets in one command's output without turning this off."""
+    mcp_max_result_bytes: int = 16000
+    """Most bytes of chat text one MCP search result (or one `show` turn) carries; the rest is cut with a
+    marker saying how to read it (`show` with a turn range and text_from)."""
+    mcp_max_call_bytes: int = 100000
+    """Most bytes of chat text one MCP tool call returns; results past it are left out with a marker."""
 
     def replace(self, **changes: object) -> Settings:
         """A copy with some fields changed (None values are ignored)."""
         return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
 
 
 def _coerce(name: str, value: object, kind: type) -> object:
@@ -90,6 +113,13 @@ def _coerce(name: str, value: object, kind: type) -> object:
         if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
             return tuple(value)
         raise ConfigError(f"setting {name!r} must be a list of paths, got {value!r}")
+    if kind is bool:
+        if isinstance(value, bool):
+            return value
+        word = str(value).strip().lower()
+        if word in _TRUE or word in _FALSE:
+            return word in _TRUE
+        raise ConfigError(f"setting {name!r} must be true or false (1/0, yes/no, on/off), got {value!r}")
     try:
         if kind is int:
             return int(value)  # type: ignore[arg-type]
@@ -105,7 +135,15 @@ def load_settings(path: Path | None = None, environment: bool = True) -> Setting
     back to the file) REFIND_<NAME> environment variables; every value is checked and typed."""
     path = path or locations.config_file()
     values: dict[str, object] = {}
-    kinds: dict[object, type] = {"int": int, int: int, "float": float, float: float, "tuple[str, ...]": tuple}
+    kinds: dict[object, type] = {
+        "int": int,
+        int: int,
+        "float": float,
+        float: float,
+        "bool": bool,
+        bool: bool,
+        "tuple[str, ...]": tuple,
+    }
     known = {f.name: kinds.get(f.type, str) for f in fields(Settings)}
     if path.exists():
         try:
@@ -132,7 +170,9 @@ def save_settings(settings: Settings, path: Path | None = None) -> Path:
         value = getattr(settings, f.name)
         if value == getattr(default, f.name):
             continue
-        if isinstance(value, int | float):
+        if isinstance(value, bool):
+            lines.append(f"{f.name} = {'true' if value else 'false'}")
+        elif isinstance(value, int | float):
             lines.append(f"{f.name} = {value}")
         elif isinstance(value, list | tuple):
             items = ", ".join(json.dumps(str(v), ensure_ascii=False) for v in value)  # valid TOML strings

@@ -23,6 +23,13 @@ class ConfigError(RefindError):
     exit_code = 2
 
 
+class UsageError(RefindError):
+    """A command's arguments do not make sense together (a range that ends before it starts)."""
+
+    title = "argument error"
+    exit_code = 2
+
+
 class IndexSchemaError(RefindError):
     """The on-disk index was written by an incompatible schema version."""
 

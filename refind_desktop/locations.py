@@ -9,6 +9,9 @@ from pathlib import Path
 import platformdirs
 
 APP = "refind-desktop"
+MODELS_ENV = "REFIND_MODELS_DIR"
+"""Moves the models folder alone: `refind demo` points it at the user's own models folder, so the demo
+home and real use share one assembled copy of each model."""
 
 
 def home_override() -> Path | None:
@@ -123,8 +126,9 @@ def catalog_file() -> Path:
 
 
 def models_dir() -> Path:
-    """Assembled or downloaded GGUF models."""
-    return _private_dir(data_dir() / "models")
+    """Assembled or downloaded GGUF models (REFIND_MODELS_DIR overrides)."""
+    value = os.environ.get(MODELS_ENV)
+    return _private_dir(Path(value).expanduser() if value else data_dir() / "models")
 
 
 def log_dir() -> Path:

@@ -19,11 +19,13 @@ from .errors import ConfigError
 from .index.catalog import Catalog
 from .index.sourcebook import REBUILD_NAME
 from .index.store import TurnIndex
+from .ingest.conversations import SplitRule
 from .ingest.limits import Limits
 from .ingest.pipeline import Ingestor, IngestProgress
 from .ingest.rebuild import RebuildResult, rebuild
 from .locations import Paths, default_paths
 from .rag.state import StaleMarker, vectors_folder
+from .redact import Redactor
 from .search.engine import SearchEngine, SearchOptions
 from .types import Session
 
@@ -64,6 +66,11 @@ def zone_label(tz: tzinfo) -> str:
     return getattr(tz, "key", None) or ("UTC" if tz is timezone.utc else str(tz))
 
 
+def split_rule(settings: Settings, tz: tzinfo) -> SplitRule:
+    """The rule that cuts messenger chats into conversations, from the settings."""
+    return SplitRule.from_hours(settings.conversation_gap_hours, settings.conversation_night_gap_hours, tz)
+
+
 @dataclass
 class Services:
     """Everything a front end needs; build with `build_services`."""
@@ -92,6 +99,11 @@ class Services:
         """Engine options from settings, with per-call overrides."""
         base = SearchOptions(top_k=self.settings.top_k, context_window=self.settings.context_window)
         return base.with_(**overrides)
+
+    @property
+    def redactor(self) -> Redactor:
+        """Secret redaction for what a front end prints or sends, on unless `settings.redact` is off."""
+        return Redactor(self.settings.redact)
 
     def stats(self) -> dict:
         """What `refind stats --json` and the MCP `stats` tool report: sources (files present), sessions,
@@ -142,7 +154,12 @@ def build_services(settings: Settings | None = None, paths: Paths | None = None)
         index=index,
         catalog=catalog,
         ingestor=Ingestor(
-            index, catalog, tz, [StaleMarker(vectors_folder(index.path))], Limits.from_settings(settings)
+            index,
+            catalog,
+            tz,
+            [StaleMarker(vectors_folder(index.path))],
+            Limits.from_settings(settings),
+            split_rule(settings, tz),
         ),
         engine=SearchEngine(index, catalog, tz),
         tz=tz,

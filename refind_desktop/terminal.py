@@ -9,6 +9,7 @@ shown. `printable()` is the one function every front end passes such text throug
 from __future__ import annotations
 
 import re
+import shlex
 
 _CONTROL = [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0)]
 _BIDI = [0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
@@ -49,3 +50,10 @@ _LONE = re.compile("[\ud800-\udfff]")
 def is_printable(text: str) -> bool:
     """True when `printable(text)` would change nothing."""
     return printable(text) == text
+
+
+def shell_command(*words: object) -> str:
+    """A command line to paste into a POSIX shell: each word quoted as the shell needs (`shlex.join`),
+    so a suggested `refind ingest '/home/me/WhatsApp Chat - Jonas'` runs as shown. Pass the result
+    through `printable` before showing it."""
+    return shlex.join(str(w) for w in words)

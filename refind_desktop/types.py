@@ -30,6 +30,11 @@ class Session:
     started_at: datetime | None = None
     participants: list[str] = field(default_factory=list)
     turns: list[Turn] = field(default_factory=list)
+    chat_id: str = ""
+    """The chat this conversation belongs to (a messenger chat cut into conversations); "" for a
+    session that stands alone."""
+    chat_title: str = ""
+    """The chat's name (the conversation's `title` adds its date)."""
     continues: str = ""
     """Id of the session this one continues (a resumed or forked transcript), when known."""
 
@@ -55,6 +60,9 @@ class SessionInfo:
     format: str
     started_at: datetime | None
     turns: int
+    chat_id: str = ""
+    """The chat this session is a conversation of ("" for a session that stands alone)."""
+    chat_title: str = ""
     continues: str = ""
     """Id of the session this one continues (a resumed or forked transcript), or ""."""
 
@@ -71,3 +79,12 @@ class Block:
     score: float
     hit_turns: tuple[int, ...]
     turns: tuple[TurnView, ...]
+    chat_id: str = ""
+    """The chat the session is a conversation of ("" for a session that stands alone)."""
+    chat_title: str = ""
+
+    @property
+    def date(self) -> datetime | None:
+        """When the hit turn was written: its own time, else the session's."""
+        own = next((t.timestamp for t in self.turns if t.turn == self.turn), None)
+        return own or self.session_date

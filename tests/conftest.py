@@ -13,6 +13,14 @@ from refind_desktop.llm import catalog
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test that loads the real embedded GGUF (through the `embedded_gguf` fixture, directly or
+    through another fixture) is in the slow tier: `pytest -m "not slow"` leaves it out."""
+    for item in items:
+        if "embedded_gguf" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(autouse=True)
 def refind_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Isolate config, data and logs from the real user dirs."""

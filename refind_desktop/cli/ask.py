@@ -9,12 +9,12 @@ from collections.abc import Callable
 from datetime import datetime, time
 from pathlib import Path
 
-from ..errors import ConfigError, NotFoundError
+from ..errors import NotFoundError, UsageError
 from ..llm.factory import BACKENDS
 from ..modes import MODES, get_mode, positional_runner
 from ..search.engine import block_to_json
 from ..terminal import printable
-from .common import print_json, services
+from .common import Progress, day_problem, print_json, services
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -47,10 +47,22 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def load_backend(svc, backend: str | None, model: str | None):
-    """The configured model back end (imported lazily: the llama/openai modules are heavy)."""
+    """The configured model back end (imported lazily: the llama/openai modules are heavy). When the
+    embedded model must first be assembled from its parts, a progress bar says so (on a terminal)."""
     from ..llm.factory import make_backend
 
-    return make_backend(svc.settings, backend=backend, model=model)
+    bar: list[Progress] = []
+
+    def assembling(done: int, total: int) -> None:
+        if not bar:
+            bar.append(Progress("preparing the model (once)"))
+        bar[0].update(done, total or None)
+
+    try:
+        return make_backend(svc.settings, backend=backend, model=model, progress=assembling)
+    finally:
+        for b in bar:
+            b.close()
 
 
 def parse_now(value: str | None, tz) -> datetime | None:
@@ -60,7 +72,11 @@ def parse_now(value: str | None, tz) -> datetime | None:
     try:
         when = datetime.fromisoformat(value)
     except ValueError as exc:
-        raise ConfigError(f"--now takes YYYY-MM-DD or YYYY-MM-DDTHH:MM, got {value!r}") from exc
+        why = day_problem(value[:10]) if len(value) >= 10 else None
+        raise UsageError(
+            f"--now takes YYYY-MM-DD or YYYY-MM-DDTHH:MM, got {printable(value, one_line=True)!r}"
+            + (f" ({why})" if why and "YYYY-MM-DD" not in why else "")
+        ) from exc
     if len(value) <= 10:
         when = datetime.combine(when.date(), time(12, 0))
     return when if when.tzinfo else when.replace(tzinfo=tz)
@@ -74,11 +90,27 @@ class StepPrinter:
     """Human-readable progress: steps on stderr (the first search's top hits verbatim, with their
     session dates, as soon as it returns: evidence first), answer tokens on stdout."""
 
-    def __init__(self, stream_answer: bool, evidence: int = 3, evidence_chars: int = 300) -> None:
+    def __init__(
+        self,
+        stream_answer: bool,
+        evidence: int = 3,
+        evidence_chars: int = 300,
+        hide: Callable[[str], str] = str,
+    ) -> None:
         self.stream_answer = stream_answer
         self.evidence = evidence
         self.evidence_chars = evidence_chars
+        self.hide = hide
+        """Secret redaction of what is printed (the answer word by word, as it streams)."""
         self._shown = False
+        self._pending = ""
+
+    def flush(self) -> None:
+        """Print the answer's last (unfinished) word."""
+        if self._pending:
+            sys.stdout.write(printable(self.hide(self._pending)))
+            sys.stdout.flush()
+            self._pending = ""
 
     def __call__(self, event) -> None:
         from ..agent import AnswerTokenEvent, FinishEvent, NoteEvent, RetryEvent, SearchEvent
@@ -100,13 +132,13 @@ class StepPrinter:
                 self._shown = True
                 for b in event.blocks[: self.evidence]:
                     hit = next((t for t in b.turns if t.turn == b.turn), b.turns[0])
-                    text = " ".join(hit.text.split())
+                    text = " ".join(self.hide(hit.text).split())
                     if len(text) > self.evidence_chars:
                         text = text[: self.evidence_chars - 1] + "…"
                     who = f"{hit.speaker}: " if hit.speaker else ""
                     print(
                         printable(
-                            f"  {_day(b.session_date)}  {b.session_id} turn {b.turn}  {who}{text}",
+                            f"  {_day(b.date)}  {b.session_id} turn {b.turn}  {who}{text}",
                             one_line=True,
                         ),
                         file=err,
@@ -129,8 +161,12 @@ class StepPrinter:
                 flush=True,
             )
         elif isinstance(event, AnswerTokenEvent) and self.stream_answer:
-            sys.stdout.write(printable(event.text))
-            sys.stdout.flush()
+            self._pending += event.text
+            cut = max(self._pending.rfind(" "), self._pending.rfind("\n")) + 1
+            if cut:  # whole words go out redacted; a key is never split across two writes
+                sys.stdout.write(printable(self.hide(self._pending[:cut])))
+                sys.stdout.flush()
+                self._pending = self._pending[cut:]
 
 
 MODE_RUNNERS: dict[str, Callable] = {name: positional_runner for name in MODES}
@@ -164,16 +200,20 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
     # built on the first model call: the first search and its hits print before the model loads
     backend = LazyBackend(lambda: load_backend(svc, args.backend, args.model), on_load=loading)
+    printer = None if args.json else StepPrinter(True, hide=svc.redactor.text)
     try:
-        result = mode.run(svc, backend, question, now=now, on_event=None if args.json else StepPrinter(True))
+        result = mode.run(svc, backend, question, now=now, on_event=printer)
     finally:
         svc.close()
+    if printer is not None:
+        printer.flush()
     if args.trace:
         args.trace.write_text(
-            json.dumps(trace_json(result), ensure_ascii=False, indent=2, default=str), encoding="utf-8"
+            json.dumps(svc.redactor.data(trace_json(result)), ensure_ascii=False, indent=2, default=str),
+            encoding="utf-8",
         )
     if args.json:
-        print_json(result.to_json())
+        print_json(svc.redactor.data(result.to_json()))
         return 0
     sys.stdout.write("\n")
     if result.citations:

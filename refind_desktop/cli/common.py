@@ -1,14 +1,19 @@
-"""Helpers shared by CLI commands: services, dates, JSON output and progress display."""
+"""Helpers shared by CLI commands: services, argument types, session ids, JSON output and progress display."""
 
 from __future__ import annotations
 
+import argparse
+import calendar
 import json
+import re
 import sys
+from collections.abc import Callable
 from datetime import date
 from typing import Any
 
 from ..config import load_settings
-from ..errors import ConfigError
+from ..errors import NotFoundError, UsageError
+from ..index.catalog import SessionRecord
 from ..services import Services, build_services
 from ..terminal import printable
 
@@ -18,14 +23,98 @@ def services(**overrides: object) -> Services:
     return build_services(load_settings().replace(**overrides))
 
 
-def parse_day(value: str | None) -> date | None:
-    """YYYY-MM-DD → date (None passes through)."""
-    if not value:
+def day(value: str) -> date:
+    """argparse type: a calendar day written YYYY-MM-DD; the error says what is wrong with it."""
+    reason = day_problem(value)
+    if reason:
+        raise argparse.ArgumentTypeError(reason)
+    return date.fromisoformat(value.strip())
+
+
+def day_problem(value: str) -> str | None:
+    """Why `value` is not a calendar day written YYYY-MM-DD ("month 13 is not a month"), or None."""
+    text = value.strip()
+    m = _DAY.fullmatch(text)
+    if not m:
+        return f"dates are written YYYY-MM-DD, e.g. 2025-03-01; got {printable(value, one_line=True)!r}"
+    year, month, dom = (int(g) for g in m.groups())
+    if year == 0:
+        return f"year 0 is not a year (the calendar starts at 0001); got {text}"
+    if not 1 <= month <= 12:
+        return f"month {month} is not a month (01 to 12); got {text}"
+    days = calendar.monthrange(year, month)[1]
+    if not 1 <= dom <= days:
+        return f"{calendar.month_name[month]} {year} has {days} days, so {dom} is not a day of it; got {text}"
+    return None
+
+
+_DAY = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+
+
+def day_range(date_from: date | None, date_to: date | None) -> tuple[date | None, date | None]:
+    """The --from/--to pair, with UsageError when the first day comes after the last."""
+    if date_from and date_to and date_from > date_to:
+        raise UsageError(f"--from {date_from} is after --to {date_to}: swap them (both days are included)")
+    return date_from, date_to
+
+
+def whole_number(least: int) -> Callable[[str], int]:
+    """argparse type: an integer >= `least` (a clear error instead of a traceback or a silent clamp)."""
+
+    def parse(value: str) -> int:
+        try:
+            n = int(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected a whole number, got {printable(value, one_line=True)!r}"
+            ) from None
+        if n < least:
+            raise argparse.ArgumentTypeError(f"must be {least} or more, got {n}")
+        return n
+
+    parse.__name__ = f"whole number >= {least}"
+    return parse
+
+
+non_negative = whole_number(0)
+positive = whole_number(1)
+
+
+def empty_archive_hint(svc: Services) -> str | None:
+    """What to do when nothing is indexed yet (None when something is)."""
+    if svc.catalog.session_count():
         return None
-    try:
-        return date.fromisoformat(value)
-    except ValueError as exc:
-        raise ConfigError(f"dates are written YYYY-MM-DD, got {value!r}") from exc
+    return (
+        "nothing is indexed yet: add chat exports with `refind ingest PATH` (files or folders), "
+        "or find the chats on this machine with `refind sources discover`"
+    )
+
+
+def pick_session(svc: Services, text: str) -> SessionRecord:
+    """The session whose id is `text` or starts with it; an ambiguous prefix lists the candidates on
+    stderr and raises NotFoundError, as does an id that matches nothing."""
+    rec = svc.catalog.get_session(text)
+    if rec is not None:
+        return rec
+    sids = svc.catalog.session_ids_starting(text, limit=CANDIDATES + 1) if text else []
+    if len(sids) == 1:
+        rec = svc.catalog.get_session(sids[0])
+        if rec is not None:
+            return rec
+    shown = printable(text, one_line=True)
+    if not sids:
+        raise NotFoundError(f"no session {shown!r}; list them with `refind sessions`")
+    more = " (and more)" if len(sids) > CANDIDATES else ""
+    print(f"sessions whose id starts with {shown!r}{more}:", file=sys.stderr)
+    for sid in sids[:CANDIDATES]:
+        s = svc.catalog.get_session(sid)
+        when = s.started_at.date().isoformat() if s and s.started_at else "????-??-??"
+        print(printable(f"  {sid}  {when}  {s.title if s else ''}", one_line=True), file=sys.stderr)
+    raise NotFoundError(f"{shown!r} is the start of several session ids; give more of it", "ambiguous id")
+
+
+CANDIDATES = 10
+"""At most this many sessions are listed for an ambiguous id prefix."""
 
 
 def print_json(data: Any) -> None:

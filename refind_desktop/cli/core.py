@@ -4,18 +4,40 @@ from __future__ import annotations
 
 import argparse
 import sys
-import textwrap
 from pathlib import Path
 
 from ..errors import ConfigError, NotFoundError
 from ..search.engine import block_to_json
-from ..terminal import printable
-from .common import Progress, parse_day, print_json, services
+from ..terminal import printable, shell_command
+from ..types import SessionInfo
+from . import render
+from .chats import chat_place, chat_place_line, print_grouped, print_turns, show_chat
+from .common import (
+    Progress,
+    day,
+    day_range,
+    empty_archive_hint,
+    non_negative,
+    pick_session,
+    positive,
+    print_json,
+    services,
+)
+
+REVEAL_HELP = (
+    "print secrets (API keys, tokens, private keys, passwords) verbatim; by default they show as "
+    "[redacted: KIND] markers (docs/redaction.md)"
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the index commands."""
-    p = sub.add_parser("ingest", help="add chat exports (files or folders) to the index")
+    p = sub.add_parser(
+        "ingest",
+        help="add chat exports (files or folders) to the index",
+        description="Add chat exports to the index. Paths that do not exist are named on stderr and make "
+        "the exit code 5; the paths that do exist are ingested all the same.",
+    )
     p.add_argument("paths", nargs="+", type=Path)
     p.add_argument("--force", action="store_true", help="re-read files even if unchanged")
     p.add_argument(
@@ -28,26 +50,38 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("search", help="keyword search with session-aware ranking and context")
     p.add_argument("keywords", nargs="+")
-    p.add_argument("--from", dest="date_from", metavar="DATE", help="first day, YYYY-MM-DD")
-    p.add_argument("--to", dest="date_to", metavar="DATE", help="last day, YYYY-MM-DD")
-    p.add_argument("--top-k", type=int, default=None)
+    p.add_argument("--from", dest="date_from", type=day, metavar="DATE", help="first day, YYYY-MM-DD")
+    p.add_argument("--to", dest="date_to", type=day, metavar="DATE", help="last day, YYYY-MM-DD")
+    p.add_argument("--top-k", type=positive, default=None, metavar="K", help="result blocks (1 or more)")
     p.add_argument(
         "--context", type=non_negative, default=None, metavar="W", help="turns of context (default 2)"
     )
     p.add_argument("--no-rrf", action="store_true", help="pure turn BM25 ranking")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--reveal", action="store_true", help=REVEAL_HELP)
     p.set_defaults(func=cmd_search)
 
-    p = sub.add_parser("sessions", help="list indexed sessions, newest first")
-    p.add_argument("--limit", type=int, default=50)
+    p = sub.add_parser(
+        "sessions", help="list indexed sessions, newest first; a chat's conversations under the chat"
+    )
+    p.add_argument("--limit", type=non_negative, default=50, help="at most this many (0: all)")
+    p.add_argument("--chat", metavar="CHAT", help="list every conversation of one chat (its chat id)")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--reveal", action="store_true", help=REVEAL_HELP)
     p.set_defaults(func=cmd_sessions)
 
-    p = sub.add_parser("show", help="print a session transcript")
-    p.add_argument("session")
-    p.add_argument("--turn", type=int, default=None, help="show turns around this one")
+    p = sub.add_parser(
+        "show", help="print a session transcript (a conversation in its chat's context, or a whole chat)"
+    )
+    p.add_argument(
+        "session",
+        help="a session id (or the start of one no other id shares), or a chat id for the whole chat",
+    )
+    p.add_argument("--turn", type=non_negative, default=None, help="show turns around this one")
     p.add_argument("--context", type=non_negative, default=3)
+    p.add_argument("--chat", action="store_true", help="print the whole chat this conversation belongs to")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--reveal", action="store_true", help=REVEAL_HELP)
     p.set_defaults(func=cmd_show)
 
     p = sub.add_parser("stats", help="what is indexed, per format, and what was skipped")
@@ -75,17 +109,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="walk the recorded ingest folders (or the FOLDERs given) instead of the catalog's file list",
     )
     p.set_defaults(func=cmd_reindex)
-
-
-def non_negative(value: str) -> int:
-    """argparse type: an integer >= 0 (a clear error instead of a traceback or a silent clamp)."""
-    try:
-        n = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {n}")
-    return n
 
 
 def run_ingest(svc, paths: list[Path], force: bool = False, accept_shrink: bool = False, bar: bool = True):
@@ -128,109 +151,137 @@ def print_ingest_report(report) -> None:
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     """`refind ingest PATH...`"""
+    missing = [p for p in args.paths if not p.expanduser().exists()]
+    if len(missing) == len(args.paths):
+        names = ", ".join(printable(shell_command(p), one_line=True) for p in missing)
+        raise NotFoundError(f"no such file or folder: {names}; nothing was ingested")
     svc = services()
-    report = run_ingest(svc, args.paths, args.force, args.accept_shrink, bar=not args.json)
+    report = run_ingest(
+        svc, [p for p in args.paths if p not in missing], args.force, args.accept_shrink, bar=not args.json
+    )
     if args.json:
-        print_json(report.to_json())
+        print_json({**report.to_json(), "missing": [str(p) for p in missing]})
     else:
         print_ingest_report(report)
-    return 0
+    for p in missing:
+        print(
+            printable(
+                f"refind: not found: {shell_command(p)} does not exist (the other paths were ingested)",
+                one_line=True,
+            ),
+            file=sys.stderr,
+        )
+    return NotFoundError.exit_code if missing else 0
 
 
 def cmd_search(args: argparse.Namespace) -> int:
     """`refind search KEYWORDS...`"""
-    svc = services()
+    date_from, date_to = day_range(args.date_from, args.date_to)
+    svc = services(redact=False if args.reveal else None)
     opts = svc.search_options(top_k=args.top_k, context_window=args.context)
     if args.no_rrf:
         opts = opts.with_(rrf=False)
-    blocks = svc.engine.search(
-        " ".join(args.keywords), parse_day(args.date_from), parse_day(args.date_to), options=opts
-    )
+    blocks = svc.engine.search(" ".join(args.keywords), date_from, date_to, options=opts)
     if args.json:
-        print_json({"results": [block_to_json(b) for b in blocks]})
+        print_json(svc.redactor.data({"results": [block_to_json(b) for b in blocks]}))
         return 0
     if not blocks:
-        print("no results", file=sys.stderr)
+        print(empty_archive_hint(svc) or "no results", file=sys.stderr)
         return 0
+    words = " ".join(args.keywords).split()
+    cut = False
     for b in blocks:
-        day = b.session_date.date().isoformat() if b.session_date else "unknown date"
-        title = printable(b.session_title or b.session_id, one_line=True)
-        print(
-            f"[{b.rank}] {title} ({day}) turn {b.turn}  "
-            f"score {b.score:.4f}  id {printable(b.session_id, one_line=True)}"
-        )
-        for t in b.turns:
-            mark = ">" if t.turn in b.hit_turns else " "
-            print(textwrap.indent(f"{t.turn:>4} {printable(t.text)}", f"  {mark}"))
-        print()
+        lines, clipped = render.block_lines(b, words, svc.redactor.text, svc.tz)
+        print("\n".join(lines) + "\n")
+        cut = cut or clipped
+    if cut:
+        print(f"turns are cut (…); read one whole: {render.show_hint(blocks[0])}", file=sys.stderr)
     return 0
 
 
 def cmd_sessions(args: argparse.Namespace) -> int:
-    """`refind sessions`"""
-    svc = services()
-    infos = list(svc.catalog.session_infos(limit=args.limit))
+    """`refind sessions [--chat CHAT]`: newest first; a chat's conversations listed under the chat."""
+    svc = services(redact=False if args.reveal else None)
+    if args.chat:
+        recs = svc.catalog.chat_sessions(args.chat)
+        if not recs:
+            raise NotFoundError(f"no chat {args.chat!r}; chat ids are listed by `refind sessions`")
+        infos = [
+            SessionInfo(r.sid, r.title, r.source, r.format, r.started_at, r.n_turns, r.chat, r.chat_title)
+            for r in reversed(recs)
+        ]
+    else:
+        infos = list(svc.catalog.session_infos(limit=args.limit))
+    if not infos and not args.json:
+        print(empty_archive_hint(svc) or "no sessions", file=sys.stderr)
+        return 0
     if args.json:
         print_json(
-            {
-                "sessions": [
-                    {
-                        "session_id": s.session_id,
-                        "title": s.title,
-                        "source": s.source,
-                        "format": s.format,
-                        "started_at": s.started_at,
-                        "turns": s.turns,
-                    }
-                    for s in infos
-                ]
-            }
+            svc.redactor.data(
+                {
+                    "sessions": [
+                        {
+                            "session_id": s.session_id,
+                            "title": s.title,
+                            "source": s.source,
+                            "format": s.format,
+                            "started_at": s.started_at,
+                            "turns": s.turns,
+                            "chat_id": s.chat_id,
+                            "chat_title": s.chat_title,
+                        }
+                        for s in infos
+                    ]
+                }
+            )
         )
         return 0
-    for s in infos:
-        day = s.started_at.date().isoformat() if s.started_at else "????-??-??"
-        print(
-            printable(f"{day}  {s.turns:>5} turns  {s.format:<12} {s.session_id}  {s.title}", one_line=True)
-        )
+    print_grouped(svc.catalog, infos, svc.redactor.text)
     return 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    """`refind show SESSION [--turn N]`"""
-    svc = services()
-    rec = svc.catalog.get_session(args.session)
-    if rec is None:
-        raise NotFoundError(f"no session {args.session!r}; list them with `refind sessions`")
+    """`refind show SESSION [--turn N] [--chat]`, or `refind show CHAT` for a whole chat."""
+    svc = services(redact=False if args.reveal else None)
+    hide = svc.redactor.text
+    if svc.catalog.get_session(args.session) is None and svc.catalog.chat_sessions(args.session):
+        return show_chat(svc, args.session, args.json)
+    rec = pick_session(svc, args.session)
+    if args.chat and rec.chat:
+        return show_chat(svc, rec.chat, args.json)
+    place = chat_place(svc.catalog, rec)
     lo, hi = 0, None
     if args.turn is not None:
         lo, hi = max(0, args.turn - args.context), args.turn + args.context
     turns = svc.index.session_turns(rec.ord, lo, hi)
     if args.json:
         print_json(
-            {
-                "session_id": rec.sid,
-                "title": rec.title,
-                "source": rec.source,
-                "continues": rec.continues or None,
-                "turns": [
-                    {"turn": t.turn, "speaker": t.speaker, "timestamp": t.timestamp, "text": t.text}
-                    for t in turns
-                ],
-            }
+            svc.redactor.data(
+                {
+                    "session_id": rec.sid,
+                    "title": rec.title,
+                    "source": rec.source,
+                    "chat": place,
+                    "continues": rec.continues or None,
+                    "turns": [
+                        {"turn": t.turn, "speaker": t.speaker, "timestamp": t.timestamp, "text": t.text}
+                        for t in turns
+                    ],
+                }
+            )
         )
         return 0
     print(
         printable(
-            f"{rec.title or rec.sid}  ({rec.format}, {rec.n_turns} turns, from {rec.source})", one_line=True
+            f"{hide(rec.title or rec.sid)}  ({rec.format}, {rec.n_turns} turns, from {rec.source})",
+            one_line=True,
         )
     )
+    if place:
+        print(printable(hide(chat_place_line(place)), one_line=True))
     if rec.continues:
-        print(printable(f"continues {continues_line(svc.catalog, rec.continues)}", one_line=True))
-    for t in turns:
-        mark = ">" if t.turn == args.turn else " "
-        when = t.timestamp.isoformat(timespec="minutes") if t.timestamp else ""
-        print(printable(f"{mark}[{t.turn}] {t.speaker} {when}", one_line=True))
-        print(textwrap.indent(printable(t.text), "    "))
+        print(printable(hide(f"continues {continues_line(svc.catalog, rec.continues)}"), one_line=True))
+    print_turns(turns, args.turn, hide)
     return 0
 
 
@@ -239,13 +290,13 @@ def continues_line(catalog, sid: str) -> str:
     earlier = catalog.get_session(sid)
     if earlier is None:
         return f"{sid} (not in the archive)"
-    return f"{sid} ({earlier.title or 'untitled'}, {earlier.n_turns} turns; `refind show {sid}`)"
+    return f"{sid} ({earlier.title or 'untitled'}, {earlier.n_turns} turns; `{shell_command('refind', 'show', sid)}`)"
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
     """`refind stats`"""
     svc = services()
-    data = svc.stats()
+    data = svc.redactor.data(svc.stats())
     if args.json:
         print_json(data)
         return 0
@@ -299,7 +350,8 @@ def cmd_unforget(args: argparse.Namespace) -> int:
         raise NotFoundError(f"{args.source} is not forgotten; see `refind forget --list`")
     print(
         printable(
-            f"{args.source} is no longer forgotten; `refind ingest {args.source}` indexes it again",
+            f"{args.source} is no longer forgotten; `{shell_command('refind', 'ingest', args.source)}` "
+            "indexes it again",
             one_line=True,
         )
     )

@@ -7,6 +7,8 @@ import os
 from pathlib import Path
 
 from .. import locations
+from ..terminal import printable
+from . import render
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples"
 DEFAULT_QUESTION = "When is my flight to Lisbon, and which airline and flight number is it?"
@@ -26,6 +28,28 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_demo)
 
 
+def share_models(home: Path) -> None:
+    """Make the demo home use the user's models folder (REFIND_MODELS_DIR), so the model the demo
+    assembles is the one real use finds, and the other way round. A copy an earlier version assembled
+    under the demo home moves there when the user's folder lacks it (a rename: no second 1.1 GB)."""
+    shared = locations.models_dir()  # before REFIND_HOME moves to the demo home
+    os.environ[locations.MODELS_ENV] = str(shared)
+    old = locations.Paths.under(home).models_dir
+    if not old.is_dir() or old.resolve() == shared.resolve():
+        return
+    for gguf in sorted(old.glob("*.gguf")):
+        dest = shared / gguf.name
+        marker = gguf.with_name(gguf.name + ".verified")
+        if dest.exists():
+            continue
+        try:
+            os.replace(gguf, dest)
+            if marker.exists():
+                os.replace(marker, dest.with_name(marker.name))
+        except OSError:  # another disk: leave the copy where it is, it is still a valid model
+            continue
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     """Ingest the samples into a separate demo home so the user's own index is never touched."""
     from . import main
@@ -33,8 +57,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from .core import print_ingest_report, run_ingest
 
     home = args.home or (locations.data_dir() / "demo")
+    share_models(home)
     os.environ["REFIND_HOME"] = str(home)
-    print(f"demo index: {home} (your own index is not touched)")
+    print(printable(f"demo index: {home} (your own index is not touched)", one_line=True))
     svc = services()
     print_ingest_report(run_ingest(svc, [SAMPLES]))
     totals = svc.catalog.totals()
@@ -43,7 +68,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
     print("search 'flight Lisbon airline':")
     for b in blocks[:3]:
         hit = next(t for t in b.turns if t.turn == b.turn)
-        print(f"  [{b.rank}] {b.session_title} turn {b.turn}: {hit.text[:110]!s}")
+        text = render.clip(" ".join(hit.text.split()), 110)
+        line = f"  [{b.rank}] {b.session_title} turn {b.turn}: {text}"
+        print(printable(line, one_line=True))
     svc.close()
     if args.search_only:
         return 0

@@ -13,7 +13,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="serve your chat history to MCP clients (stdio; --http for streamable HTTP)",
         description="Model Context Protocol server: tools search, show, ask, stats; resources "
         "refind://session/{id}. Read-only unless --allow-ingest. Nothing leaves this machine unless you "
-        "bind --http to another address (which needs a token).",
+        "bind --http to another address (any but 127.0.0.1, ::1 and localhost needs a token). Secrets in "
+        "the chats are sent as [redacted: KIND] markers (setting redact).",
     )
     p.add_argument(
         "--http",
@@ -26,6 +27,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="bearer token every HTTP request must carry (default: $REFIND_MCP_TOKEN); "
         "required to bind a non-loopback address",
+    )
+    p.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="with --http: another Host name clients use to reach this server (repeatable); the bound "
+        "address (and, for 0.0.0.0, this machine's names) is always accepted, any other Host gets 421",
     )
     p.add_argument(
         "--allow-ingest",
@@ -61,7 +70,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         else:
             from ..mcp.http import serve_http
 
-            serve_http(server, address[0], address[1], token)
+            serve_http(server, address[0], address[1], token, tuple(args.allow_host))
     finally:
         svc.close()
     return 0

@@ -11,6 +11,7 @@ from .. import locations
 from ..config import load_settings, save_settings
 from ..errors import MissingDependencyError, NotFoundError
 from ..llm import catalog
+from ..terminal import shell_command
 from .common import Progress, print_json
 
 
@@ -147,7 +148,8 @@ def cmd_use(args: argparse.Namespace) -> int:
             entry = catalog.get_model(value)
             if not entry.embedded and not (locations.models_dir() / entry.file).is_file():
                 print(
-                    f"note: {value} is not downloaded yet; run `refind models pull {value}`", file=sys.stderr
+                    f"note: {value} is not downloaded yet; run `{shell_command('refind', 'models', 'pull', value)}`",
+                    file=sys.stderr,
                 )
     settings = load_settings(environment=False)  # REFIND_* values stay in the environment
     written = save_settings(settings.replace(model=value))

@@ -15,6 +15,7 @@ from .. import locations
 from ..config import load_settings, save_settings
 from ..errors import NotFoundError
 from ..ingest.known_sources import KnownSource, find_known_sources
+from ..terminal import shell_command
 from .common import print_json, services
 
 _CONTROL = {c: "?" for c in [*range(32), *range(127, 160)] if chr(c) not in "\t"}
@@ -48,6 +49,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 def safe(text: object) -> str:
     """A path or name from disk with control characters replaced, so no terminal sequence gets through."""
     return str(text).translate(_CONTROL)
+
+
+def plural(n: int, noun: str) -> str:
+    """ "1 place", "3 places"."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def human_size(n: int) -> str:
@@ -98,15 +104,18 @@ def cmd_discover(args: argparse.Namespace) -> int:
             "OpenCode, Continue, Aider history files, exports in Downloads). Ingest a folder with `refind ingest PATH`."
         )
         return 0
-    print(f"Found {len(found)} places with chat logs (nothing has been read):\n")
+    print(f"Found {plural(len(found), 'place')} with chat logs (nothing has been read):\n")
     width = max(len(s.tool) for s in found)
     for n, s in enumerate(found, 1):
-        files = f"{s.files} file{'s' if s.files != 1 else ''}"
+        files = plural(s.files, "file")
         print(f"{n:3}. {safe(s.tool):<{width}}  {safe(shown(s.path, home))}")
         print(f"     {'':<{width}}  {files}, {human_size(s.size)}: {safe(s.reads)}")
     print()
     if args.add:
-        print(f"Recorded {len(added)} new source(s) in {config}. Read them now with `refind sources ingest`")
+        print(
+            f"Recorded {plural(len(added), 'new source')} in {safe(config)}. "
+            "Read them now with `refind sources ingest`"
+        )
         print("(the app also reads recorded sources when it starts).")
     else:
         print("Record them with `refind sources discover --add` (or pick some with --only TOOL),")
@@ -115,16 +124,37 @@ def cmd_discover(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    """`refind sources list [--json]`"""
-    paths = [Path(p) for p in load_settings().sources]
+    """`refind sources list [--json]`: each recorded source, marked when it is missing or forgotten."""
+    svc = services()
+    try:
+        rows = [
+            {"path": p, "exists": Path(p).exists(), "forgotten": _forgotten(svc, p)}
+            for p in svc.settings.sources
+        ]
+    finally:
+        svc.close()
     if args.json:
-        print_json([{"path": str(p), "exists": p.exists()} for p in paths])
+        print_json(rows)
         return 0
-    if not paths:
+    if not rows:
         print("No sources recorded; find some with `refind sources discover`.")
-    for p in paths:
-        print(f"{safe(p)}{'' if p.exists() else '  (missing)'}")
+    for r in rows:
+        notes = [] if r["exists"] else ["missing"]
+        if r["forgotten"]:
+            notes.append(
+                f"forgotten: not ingested until `{shell_command('refind', 'unforget', r['forgotten'])}`"
+            )
+        print(safe(r["path"] + (f"  ({'; '.join(notes)})" if notes else "")))
     return 0
+
+
+def _forgotten(svc, path: str) -> str | None:
+    """The forgotten path (`refind forget`) that `path` is or lies under, if any."""
+    for candidate in dict.fromkeys((path, str(Path(path).expanduser().resolve()))):
+        root = svc.catalog.ignored_root(candidate)
+        if root:
+            return root
+    return None
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -136,7 +166,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     if not paths:
         raise NotFoundError("no sources recorded: run `refind sources discover --add` first")
     try:
-        report = run_ingest(svc, paths, args.force)
+        report = run_ingest(svc, paths, args.force, bar=not args.json)
     finally:
         svc.close()
     if args.json:
@@ -156,7 +186,8 @@ def cmd_remove(args: argparse.Namespace) -> int:
         raise NotFoundError(f"{args.path} is not a recorded source; see `refind sources list`")
     save_settings(current.replace(sources=kept), path)
     print(
-        f"{safe(args.path)} is no longer a source; its turns stay searchable until `refind forget {safe(args.path)}`.",
+        f"{safe(args.path)} is no longer a source; its turns stay searchable until "
+        f"`{safe(shell_command('refind', 'forget', args.path))}`.",
         file=sys.stdout,
     )
     return 0

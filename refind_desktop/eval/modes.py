@@ -131,7 +131,9 @@ def _engine(name: str, options: SearchOptions, note: str, context: bool = True) 
     )
 
 
-_PLAIN = _REFIND.with_(rrf=False, context_window=0, own_words=False, question_words=False, self_boost=0.0)
+_PLAIN = _REFIND.with_(
+    rrf=False, context_window=0, own_words=False, speaker_weight=0.0, question_words=False, self_boost=0.0
+)
 _engine("bm25", _PLAIN, "plain turn BM25 (the whole question, turn text only): RRF off, no context", False)
 _engine(
     "refind",
@@ -161,6 +163,7 @@ _engine(
     "refind with the session scored by the sum over all its pooled turns (the earlier default)",
 )
 _engine("no-own-words", _REFIND.with_(own_words=False), "refind without the own-words field")
+_engine("no-speaker", _REFIND.with_(speaker_weight=0.0), "refind without matching words on who spoke")
 _engine(
     "no-question-words", _REFIND.with_(question_words=False), "refind keeping the question's generic words"
 )
@@ -169,6 +172,7 @@ _engine(
     _REFIND.with_(
         session_top=0,
         own_words=False,
+        speaker_weight=0.0,
         question_words=False,
         session_scale=0,
         session_damp=0.0,

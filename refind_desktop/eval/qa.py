@@ -19,6 +19,7 @@ from ..config import Settings
 from ..errors import ConfigError, RefindError
 from .archive import archive_services, build_archive
 from .datasets import EvalQuestion, EvalUnit, load_units
+from .items import false_abstention
 from .runner import (
     ProgressLine,
     QuestionServices,
@@ -27,7 +28,7 @@ from .runner import (
     data_fingerprint,
     unit_services,
 )
-from .scoring import deterministic, llm_judge
+from .scoring import abstains, deterministic, llm_judge, strip_citations
 
 Runner = Callable[..., object]
 """runner(services, backend, mode, question, now, on_event) -> result with `.to_json()` (cli/ask.py)."""
@@ -44,7 +45,7 @@ def make_model(settings: Settings, backend: str | None, model: str | None, judge
     return make_backend(settings, backend=backend, model=model)
 
 
-def _label(backend: str | None, model: str | None, settings: Settings) -> str:
+def backend_label(backend: str | None, model: str | None, settings: Settings) -> str:
     kind = (backend or settings.backend or "llama").lower()
     name = model or (settings.openai_model if kind == "openai" else settings.model) or "default"
     return re.sub(r"[^A-Za-z0-9._-]+", "_", f"{kind}-{Path(name).name}")[:80]
@@ -87,7 +88,17 @@ def answer_question(svc, backend, runner: Runner, mode: str, dataset: str, q: Ev
         trajectory=data.get("trajectory", []),
     )
     rec.update(deterministic(rec["answer"], q.answer, dataset, q.abstention, q.category))
+    rec["false_abstention"] = record_false_abstention(rec)
     return rec
+
+
+def record_false_abstention(rec: dict) -> bool:
+    """The answer abstained although the question has an answer and an answer session was noted
+    (LoCoMo's adversarial questions, category 5, are to be abstained from, like `_abs` ones)."""
+    should = bool(rec.get("abstention")) or rec.get("category") == 5
+    said = bool(rec.get("abstained")) or abstains(strip_citations(rec.get("answer", "")))
+    noted = set(rec.get("noted_sessions") or [])
+    return false_abstention(said, should, any(s in noted for s in rec.get("answer_sessions") or []))
 
 
 def run_qa(
@@ -118,10 +129,10 @@ def run_qa(
     """
     if setting not in ("haystack", "archive"):
         raise ConfigError(f"unknown setting {setting!r}; choose haystack or archive")
-    label = _label(backend, model, settings)
+    label = backend_label(backend, model, settings)
     kind = label.split("-", 1)[0]
     judge_name = (judge or "exact").lower()
-    judge_label = "exact" if judge_name == "exact" else _label(judge_name, judge_model, settings)
+    judge_label = "exact" if judge_name == "exact" else backend_label(judge_name, judge_model, settings)
     stem = f"qa-{dataset}-{mode}-{label}" + ("-archive" if setting == "archive" else "")
     cache = ResultCache(out / f"{stem}.jsonl" if out else None, data_fingerprint(data))
     workers = workers or (2 if kind == "openai" else 1)
@@ -247,11 +258,12 @@ def _means(records: list[dict], judge_label: str) -> dict:
         add("det_f1", r.get("det_f1"))
         add("evidence_recall", r.get("evidence_recall"))
         add("abstained", r.get("abstained"))
+        add("false_abstentions", int(record_false_abstention(r)))
         for out_key, key in _USAGE_KEYS:
             add(out_key, (r.get("usage") or {}).get(key))
     out: dict = {"n": len(records)}
     for key in sums:
-        if key in ("errors", "judge_calls"):
+        if key in ("errors", "judge_calls", "false_abstentions"):
             out[key] = int(sums[key])
         else:
             out[key] = round(sums[key] / counts[key], 4)
@@ -275,6 +287,8 @@ def summarize(dataset: str, records: list[dict], mode: str, backend: str, judge_
             "(abstention questions: the answer says it is not in the history)",
             "det_f1": "deterministic: token F1"
             + (" with LoCoMo's category rules" if dataset == "locomo" else ""),
+            "false_abstentions": "count: the answer says it is not in the history although the "
+            "question has an answer and an answer session is in the notes",
         },
         "overall": _means(records, judge_label),
         "by_type": {t: _means(v, judge_label) for t, v in sorted(by_type.items())},

@@ -138,7 +138,11 @@ def qa_markdown(summary: dict) -> str:
     lines += _table(["figure (mean per question)", "value"], rows) + [""]
     types = summary.get("by_type", {})
     if types:
-        keys = [k for k in ("judge_correct", "det_correct", "det_f1", "evidence_recall") if k in o]
+        keys = [
+            k
+            for k in ("judge_correct", "det_correct", "det_f1", "evidence_recall", "false_abstentions")
+            if k in o
+        ]
         rows = [[t, v.get("n")] + [v.get(k) for k in keys] for t, v in types.items()]
         lines += ["## By question type", ""] + _table(["type", "n", *keys], rows) + [""]
     return "\n".join(lines) + "\n"

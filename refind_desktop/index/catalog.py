@@ -42,6 +42,14 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX dupes_source ON dupes(source);
     """,
     ),
+    (
+        "003_session_chat",
+        """
+        ALTER TABLE sessions ADD COLUMN chat TEXT NOT NULL DEFAULT '';
+        ALTER TABLE sessions ADD COLUMN chat_title TEXT NOT NULL DEFAULT '';
+        CREATE INDEX sessions_chat ON sessions(chat, started_at);
+    """,
+    ),
     TRANSCRIPTS_MIGRATION,
 ]
 
@@ -71,11 +79,14 @@ class SessionRecord:
     started_at: datetime | None
     n_turns: int
     hashes: tuple[str, ...]
+    chat: str = ""
+    """The chat this session is a conversation of ("" for a session that stands alone)."""
+    chat_title: str = ""
     continues: str = ""
     """The session this one continues (a resumed or forked transcript), or ""."""
 
 
-_SESSION_COLUMNS = "sid, ord, source, format, title, started_at, n_turns, hashes, continues"
+_COLS = "sid, ord, source, format, title, started_at, n_turns, hashes, chat, chat_title, continues"
 
 
 def _ts(value: float | None) -> datetime | None:
@@ -254,15 +265,25 @@ class Catalog(TranscriptIds):
     def get_session(self, sid: str) -> SessionRecord | None:
         """A session's catalog row."""
         row = self.db.execute(
-            f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE sid=?",
+            f"SELECT {_COLS} FROM sessions WHERE sid=?",
             (sid,),
         ).fetchone()
         return self._session(row) if row else None
 
+    def session_ids_starting(self, prefix: str, limit: int = 10) -> list[str]:
+        """Up to `limit` session ids that begin with `prefix`, or whose part after the format name
+        (`chatgpt:`, `whatsapp:`...) does, sorted; compared exactly (no wildcards)."""
+        rows = self.db.execute(
+            "SELECT sid FROM sessions WHERE substr(sid, 1, ?1) = ?2 "
+            "OR substr(sid, instr(sid, ':') + 1, ?1) = ?2 ORDER BY sid LIMIT ?3",
+            (len(prefix), prefix, int(limit)),
+        )
+        return [r[0] for r in rows]
+
     def get_session_by_ord(self, ord_: int) -> SessionRecord | None:
         """A session's catalog row by ordinal."""
         row = self.db.execute(
-            f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE ord=?",
+            f"SELECT {_COLS} FROM sessions WHERE ord=?",
             (ord_,),
         ).fetchone()
         return self._session(row) if row else None
@@ -271,15 +292,25 @@ class Catalog(TranscriptIds):
     def _session(row: tuple) -> SessionRecord:
         hashes = tuple(row[7].split(",")) if row[7] else ()
         return SessionRecord(
-            row[0], row[1], row[2], row[3] or "", row[4] or "", _ts(row[5]), row[6], hashes, row[8] or ""
+            row[0],
+            row[1],
+            row[2],
+            row[3] or "",
+            row[4] or "",
+            _ts(row[5]),
+            row[6],
+            hashes,
+            row[8],
+            row[9],
+            row[10] or "",
         )
 
     def put_session(self, rec: SessionRecord, participants: list[str] | None = None) -> None:
         """Insert or replace a session row."""
         started = rec.started_at.timestamp() if rec.started_at else None
         self.db.execute(
-            "INSERT OR REPLACE INTO sessions (sid, ord, source, format, title, started_at, participants, "
-            "n_turns, hashes, continues) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            "INSERT OR REPLACE INTO sessions(sid, ord, source, format, title, started_at, participants, "
+            "n_turns, hashes, chat, chat_title, continues) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
             (
                 rec.sid,
                 rec.ord,
@@ -290,6 +321,8 @@ class Catalog(TranscriptIds):
                 json.dumps(participants or []),
                 rec.n_turns,
                 ",".join(rec.hashes),
+                rec.chat,
+                rec.chat_title,
                 rec.continues or None,
             ),
         )
@@ -310,7 +343,7 @@ class Catalog(TranscriptIds):
     def sessions_of_source(self, source: str) -> list[SessionRecord]:
         """Sessions owned by one source path."""
         rows = self.db.execute(
-            f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE source=?",
+            f"SELECT {_COLS} FROM sessions WHERE source=?",
             (source,),
         )
         return [self._session(r) for r in rows]
@@ -318,13 +351,36 @@ class Catalog(TranscriptIds):
     def session_infos(self, limit: int | None = None) -> Iterator[SessionInfo]:
         """Sessions newest first (unknown dates last)."""
         sql = (
-            "SELECT sid, title, source, format, started_at, n_turns, continues FROM sessions "
+            "SELECT sid, title, source, format, started_at, n_turns, chat, chat_title, continues FROM sessions "
             "ORDER BY started_at IS NULL, started_at DESC, sid"
         )
         if limit:
             sql += f" LIMIT {int(limit)}"
         for r in self.db.execute(sql):
-            yield SessionInfo(r[0], r[1] or "", r[2], r[3] or "", _ts(r[4]), r[5], r[6] or "")
+            yield SessionInfo(r[0], r[1] or "", r[2], r[3] or "", _ts(r[4]), r[5], r[6], r[7], r[8] or "")
+
+    def chat_sessions(self, chat: str) -> list[SessionRecord]:
+        """The conversations of one chat, oldest first (undated ones last)."""
+        rows = self.db.execute(
+            f"SELECT {_COLS} FROM sessions WHERE chat=? AND chat!='' "
+            "ORDER BY started_at IS NULL, started_at, sid",
+            (chat,),
+        )
+        return [self._session(r) for r in rows]
+
+    def chat_sizes(self, chats: list[str]) -> dict[str, tuple[int, int]]:
+        """(conversations, turns) of each of these chats."""
+        out: dict[str, tuple[int, int]] = {}
+        for i in range(0, len(chats), 500):
+            chunk = chats[i : i + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = self.db.execute(
+                f"SELECT chat, COUNT(*), COALESCE(SUM(n_turns),0) FROM sessions WHERE chat IN ({marks}) "
+                "GROUP BY chat",
+                chunk,
+            )
+            out.update({r[0]: (r[1], r[2]) for r in rows})
+        return out
 
     def session_count(self) -> int:
         """How many sessions the archive holds."""
@@ -337,7 +393,7 @@ class Catalog(TranscriptIds):
             chunk = ords[i : i + 500]
             marks = ",".join("?" * len(chunk))
             rows = self.db.execute(
-                f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE ord IN ({marks})",
+                f"SELECT {_COLS} FROM sessions WHERE ord IN ({marks})",
                 chunk,
             )
             for r in rows:
@@ -346,7 +402,7 @@ class Catalog(TranscriptIds):
 
     def iter_sessions(self) -> Iterator[SessionRecord]:
         """Every session row, in ordinal order (the vector catch-up compares them with its own)."""
-        rows = self.db.execute(f"SELECT {_SESSION_COLUMNS} FROM sessions ORDER BY ord")
+        rows = self.db.execute(f"SELECT {_COLS} FROM sessions ORDER BY ord")
         for r in rows.fetchall():
             yield self._session(r)
 

@@ -97,6 +97,8 @@ def _encode(src: KeptSource) -> dict:
                 "title": s.title,
                 "started_at": _when(s.started_at),
                 "participants": s.participants,
+                "chat_id": s.chat_id,
+                "chat_title": s.chat_title,
                 "continues": s.continues,
                 "turns": [[t.text, t.speaker, _when(t.timestamp), t.turn_id] for t in s.turns],
             }
@@ -125,6 +127,8 @@ def _decode(d: dict) -> KeptSource:
                     Turn(index=i, text=t[0], speaker=t[1], timestamp=when(t[2]), turn_id=t[3])
                     for i, t in enumerate(s["turns"])
                 ],
+                chat_id=s.get("chat_id", ""),
+                chat_title=s.get("chat_title", ""),
                 continues=s.get("continues", ""),
             )
             for s in d["sessions"]

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 import tantivy
 
-SCHEMA_VERSION = 2
-"""2: the `cjk` bigram field (index/cjk.py) and the `said` field (the person's own words, index/said.py)."""
+SCHEMA_VERSION = 3
+"""2: the `cjk` bigram field (index/cjk.py) and the `said` field (the person's own words, index/said.py).
+3: the `who` field (a multi-party message's author, tokenized, so a search can match who spoke); messenger
+chats are stored as conversations (ingest/conversations.py), so `refind reindex` re-splits old chats."""
 ANALYZER = "refind_en"
 CJK_TOKENIZER = "whitespace"
 """The `cjk` field holds space-separated character bigrams (index/cjk.py), one token each."""
+# tantivy stores dates as nanoseconds in an i64 (1677-09-21 .. 2262-04-11): the `ts` field holds
+# moments of this (slightly narrower) span only; a turn stamped outside it is indexed without a time.
+TS_MIN = datetime(1678, 1, 1, tzinfo=timezone.utc)
+TS_MAX = datetime(2262, 1, 1, tzinfo=timezone.utc)
 
 
 def build_schema() -> tantivy.Schema:
@@ -24,6 +32,8 @@ def build_schema() -> tantivy.Schema:
     sb.add_text_field("said", stored=False, tokenizer_name=ANALYZER)
     sb.add_text_field("cjk", stored=False, tokenizer_name=CJK_TOKENIZER)
     sb.add_text_field("speaker", stored=True, tokenizer_name="raw")
+    # who spoke, as words: the author of a multi-party message (empty for assistant-style turns)
+    sb.add_text_field("who", stored=False, tokenizer_name=ANALYZER)
     sb.add_date_field("ts", stored=True, indexed=True, fast=True)
     return sb.build()
 

@@ -22,7 +22,7 @@ from .cjk import cjk_field_text, cjk_terms
 from .integrity import DAMAGED_HINT, check_index
 from .journal import JOURNAL_NAME, WriteJournal
 from .lock import DEFAULT_WAIT, LOCK_NAME, writer_lock
-from .said import own_words
+from .said import ASSISTANT_STYLE, own_words
 from .schema import ANALYZER, SCHEMA_VERSION, analyzer, build_schema
 
 META_FILE = "refind_schema.json"
@@ -87,6 +87,8 @@ class TurnWriter:
             if grams:
                 doc.add_text("cjk", grams)
             doc.add_text("speaker", t.speaker or "")
+            if t.speaker and t.speaker not in ASSISTANT_STYLE:
+                doc.add_text("who", t.speaker)
             if t.timestamp is not None:
                 doc.add_date("ts", t.timestamp.astimezone(timezone.utc).replace(tzinfo=None))
             self._w.add_document(doc)
@@ -342,18 +344,27 @@ class TurnIndex:
         """Number of live turn documents."""
         return self.searcher().num_docs
 
-    def text_query(self, keywords: str, own_words: bool = False) -> tantivy.Query | None:
+    def text_query(
+        self, keywords: str, own_words: bool = False, speaker_weight: float = 0.0
+    ) -> tantivy.Query | None:
         """BM25 query over turn text (and the CJK bigram field for the query's CJK runs); None when no
         searchable term remains. A query without CJK characters is exactly the word query.
 
         `own_words`: each word is scored on the turn text and on the person's own words (`said`),
-        the two BM25 scores summed."""
+        the two BM25 scores summed. `speaker_weight` > 0: each word is also scored on who wrote the
+        turn (`who`, a multi-party message's author), that BM25 score times `speaker_weight`, so
+        "Emi travel" ranks Emi's own messages about travel first."""
         text = clean_query(keywords)
         if not text:
             return None
+        fields = ["text", "said"] if own_words else ["text"]
+        boosts: dict[str, float] = {}
+        if speaker_weight > 0:
+            fields.append("who")
+            boosts["who"] = speaker_weight
         clauses: list[tantivy.Query] = []
         try:
-            clauses.append(self._index.parse_query(text, ["text", "said"] if own_words else ["text"]))
+            clauses.append(self._index.parse_query(text, fields, field_boosts=boosts or None))
         except ValueError:  # every word was a stop-word
             pass
         grams = cjk_terms(text)

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from datetime import datetime
 
 MIGRATION = (
-    "003_transcript_ids",
+    "004_transcript_ids",
     """
     ALTER TABLE sessions ADD COLUMN continues TEXT;
     CREATE TABLE transcript_ids(tool TEXT NOT NULL, turn_id TEXT NOT NULL, sid TEXT NOT NULL,

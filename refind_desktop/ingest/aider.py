@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..errors import ParseError
 from ..types import Session
+from . import described
 from .agent_text import clip, first_line
 from .base import Message, ParseContext, as_utc, finish_session, pair_turns, stable_id
 from .decoding import read_text
@@ -45,7 +46,9 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
         try:
             ts = as_utc(datetime.fromisoformat(started.replace(" ", "T")), ctx.tz)
         except ValueError:
-            ctx.warn(f"{path}: session header time {started!r} is not a date; kept without a time")
+            ctx.warn(
+                f"{path}: session header time {described.value(started)} is not a date; kept without a time"
+            )
             ts = None
         messages = _messages(lines)
         for m in messages:

@@ -15,9 +15,11 @@ from ..errors import describe_failure
 from ..index.catalog import FileRecord, SessionRecord
 from ..index.kept import KEPT_NAME, KeptSources
 from ..index.store import TurnWriter
+from ..terminal import shell_command
 from ..types import Session
 from .base import ParseContext
 from .batch import Batch, SourceTooLarge, StagedWriter
+from .conversations import split_stored
 from .formats import get_parser
 from .prepare import alt_id, prepare_session
 from .replays import drop_replayed
@@ -86,17 +88,21 @@ class SourceApplier:
         self._redo = set()
 
     def _restore_kept(self, report: IngestReport) -> None:
-        """Apply the sessions a rebuild kept of files that are gone (index/kept.py), with their file records."""
+        """Apply the sessions a rebuild kept of files that are gone (index/kept.py), with their file records.
+
+        A messenger chat an older version stored whole is cut into conversations here, as its file
+        would be if it were read again (`split_stored`, the ingestor's split rule)."""
         kept = KeptSources(self.index.path.parent / KEPT_NAME)
         if not kept.exists():
             return
         with self.index.writer() as w:
             batch = Batch(w, self.catalog, self.index.journal, self.policy)
             for src in kept.read():
-                ctx = ParseContext(tz=self.tz)
+                ctx = ParseContext(tz=self.tz, split=self.split)
                 with batch.source(src.path) as stage:
-                    for session in src.sessions:
-                        self._apply_stored(session, src.path, src.format, stage, report, ctx)
+                    for stored in src.sessions:
+                        for session in split_stored(stored, src.format, self.split):
+                            self._apply_stored(session, src.path, src.format, stage, report, ctx)
                     self.catalog.put_file(
                         FileRecord(src.path, src.format, src.size, src.mtime_ns, src.digest)
                     )
@@ -130,7 +136,7 @@ class SourceApplier:
             self.catalog.participants(rec.sid),
             self.catalog.positions(rec.sid),
         )
-        ctx = ParseContext(tz=self.tz)
+        ctx = ParseContext(tz=self.tz, split=self.split)
         with batch.source(rec.source) as stage:
             if not self._apply_stored(session, rec.source, rec.format, stage, report, ctx):
                 stage.delete_session(rec.sid)
@@ -216,7 +222,7 @@ class SourceApplier:
             self.catalog.put_file(FileRecord(key, src.format, size, mtime, dig))
             report.unchanged_files += 1
             return False
-        ctx = ParseContext(tz=self.tz, limits=self.limits)
+        ctx = ParseContext(tz=self.tz, limits=self.limits, split=self.split)
         shrunk = old is not None and size < old.size and not accept_shrink and not dirty
         seen: dict[str, tuple[str, ...]] = {}
         owned: set[str] = set()
@@ -272,7 +278,7 @@ class SourceApplier:
             detail = (
                 "the file got smaller; kept the indexed turns of "
                 + "; ".join(held)
-                + f": run `refind ingest --accept-shrink {key}` to accept the smaller file"
+                + f": run `{shell_command('refind', 'ingest', '--accept-shrink', key)}` to accept the smaller file"
             )
             self.catalog.put_file(FileRecord(key, src.format, old.size if old else size, -1, ""))
             self.catalog.put_note(key, "held", detail)
@@ -382,7 +388,17 @@ class SourceApplier:
     def _put(self, s: Session, source: str, fmt: str, ord_: int, hashes: tuple[str, ...]) -> None:
         self.catalog.put_session(
             SessionRecord(
-                s.session_id, ord_, source, fmt, s.title, s.started_at, len(hashes), hashes, s.continues
+                s.session_id,
+                ord_,
+                source,
+                fmt,
+                s.title,
+                s.started_at,
+                len(hashes),
+                hashes,
+                chat=s.chat_id,
+                chat_title=s.chat_title,
+                continues=s.continues,
             ),
             s.participants,
         )

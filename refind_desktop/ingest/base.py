@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import IO, Any, Protocol
 
 from ..types import Session, Turn
+from .conversations import SplitRule
 from .decoding import bom_encoding, bomless_utf16
 from .limits import BoundedReader, Limits, open_zst
 
@@ -36,12 +37,19 @@ class Message:
 
 @dataclass
 class ParseContext:
-    """What a parser needs besides the path: the zone for naive times and a warning sink."""
+    """What a parser needs besides the path: the zone for naive times, the rule that cuts a messenger
+    chat into conversations, and a warning sink."""
 
     tz: tzinfo = timezone.utc
     warnings: list[str] = field(default_factory=list)
     limits: Limits = field(default_factory=Limits)
     incomplete: bool = False
+    split: SplitRule | None = None
+    """Where a messenger chat's conversations begin (None: the default rule in `tz`)."""
+
+    def conversations(self) -> SplitRule:
+        """The split rule in force: `split`, else the default rule in the parse zone."""
+        return self.split or SplitRule(tz=self.tz)
 
     def warn(self, message: str) -> None:
         """Record a non-fatal problem (a skipped message, a torn last line)."""

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..types import Session
+from . import described
 from .base import (
     Message,
     ParseContext,
@@ -97,7 +98,9 @@ def _active_path(mapping: dict[str, Any], current: Any, ctx: ParseContext, label
     """Nodes from the root to `current_node` (the branch the user last saw), in order."""
     if not isinstance(current, str) or current not in mapping:
         if current:
-            ctx.warn(f"{label}: current_node {current!r} is not in the mapping; using the deepest branch")
+            ctx.warn(
+                f"{label}: current_node {described.value(current)} is not in the mapping; using the deepest branch"
+            )
         current = _deepest_leaf(mapping)
     chain: list[dict] = []
     seen: set[str] = set()
@@ -105,10 +108,14 @@ def _active_path(mapping: dict[str, Any], current: Any, ctx: ParseContext, label
     while nid is not None:
         node = mapping.get(nid) if isinstance(nid, str) else None
         if not isinstance(node, dict):
-            ctx.warn(f"{label}: node {nid!r} is missing from the mapping; the branch starts after it")
+            ctx.warn(
+                f"{label}: node {described.value(nid)} is missing from the mapping; the branch starts after it"
+            )
             break
         if nid in seen:
-            ctx.warn(f"{label}: the parent links form a cycle at {nid!r}; the branch starts after it")
+            ctx.warn(
+                f"{label}: the parent links form a cycle at {described.value(nid)}; the branch starts after it"
+            )
             break
         seen.add(nid)
         chain.append(node)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..types import Session
+from . import described
 from .base import (
     Message,
     ParseContext,
@@ -133,7 +134,9 @@ def _active_branch(items: list[dict], leaf_hint: Any, ctx: ParseContext, label: 
             break
         cur = by_id.get(parent)
         if cur is None:
-            ctx.warn(f"{label}: parent message {parent!r} is missing; the branch starts after it")
+            ctx.warn(
+                f"{label}: parent message {described.value(parent)} is missing; the branch starts after it"
+            )
     chain.reverse()
     return chain
 

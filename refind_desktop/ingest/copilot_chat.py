@@ -16,6 +16,7 @@ from typing import Any
 
 from ..errors import ParseError
 from ..types import Session, Turn
+from . import described
 from .agent_text import first_line, load_json, tool_text
 from .base import JsonlStats, ParseContext, finish_session, iter_jsonl, join_pair, parse_timestamp
 
@@ -149,7 +150,9 @@ def _replay(path: Path, ctx: ParseContext) -> Any:
             else:
                 del parent[last]
         except (KeyError, IndexError, TypeError, AttributeError):
-            ctx.warn(f"{path}: line {lineno} updates a path {keys!r} that does not exist; skipped")
+            ctx.warn(
+                f"{path}: line {lineno} updates a path [{', '.join(described.value(k) for k in keys)}] that does not exist; skipped"
+            )
     if state is None and not stats.valid:
         raise ParseError(f"{path}: empty or unreadable Copilot Chat session log; skipped")
     return state

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..errors import ParseError
 from ..types import Session
+from . import described
 from .agent_text import args_text, first_line, output_text, tool_text
 from .base import Message, ParseContext, finish_session, pair_turns, parse_timestamp
 from .sqlite_ro import SQLITE_MAGIC, open_readonly
@@ -82,7 +83,7 @@ def _value(raw: object, path: Path, key: str, ctx: ParseContext) -> Any:
     try:
         return json.loads(raw)
     except ValueError:
-        ctx.warn(f"{path}: value of {key!r} is not valid JSON; skipped")
+        ctx.warn(f"{path}: value of {described.value(key)} is not valid JSON; skipped")
         return None
 
 

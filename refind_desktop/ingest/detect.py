@@ -8,6 +8,7 @@ The folder walk lives in `walker.py`, text decoding in `decoding.py`, the format
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import re
 import stat
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import IO
 
 from ..errors import ParseError
-from . import agent_paths, sniff
+from . import agent_paths, described, sniff
 from .base import ZSTD_MAGIC, ParseContext, text_lines
 from .decoding import decode_head
 from .limits import LimitExceeded, Limits, check_member, check_zip, open_zst
@@ -92,7 +93,13 @@ def detect_file(path: Path, limits: Limits | None = None) -> str:
             return _detect_gzip(path)
         if head.startswith(ZSTD_MAGIC):
             return _detect_zst(path, limits)
-        return _detect_bytes(head, size <= len(head), path.name, path)
+        try:
+            return _detect_bytes(head, size <= len(head), path.name, path)
+        except UndetectedError:
+            fmt = _by_records(path, head, size, limits)
+            if fmt is None:
+                raise
+            return fmt
     except FileNotFoundError:
         if path.is_symlink():
             raise UndetectedError(path, "broken symbolic link") from None
@@ -137,12 +144,43 @@ def _detect_bytes(head: bytes, complete: bool, name: str, path: Path | str) -> s
         return "generic"  # a transcript whose first message is longer than the sniff window
     if json_reason:
         raise UndetectedError(path, json_reason)
-    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
     raise UndetectedError(
         path,
-        "unknown format: text without WhatsApp date prefixes or User:/Assistant: "
-        f"labels (first line: {first[:60]!r})",
+        f"unknown format: {described.text_kind(text, complete)}, not a known chat format "
+        "(no WhatsApp date prefixes or User:/Assistant: labels)",
     )
+
+
+RECORDS = 20
+"""JSON-lines records read to decide a file whose first line does not fit in the sniff window."""
+
+
+def _by_records(path: Path, head: bytes, size: int, limits: Limits) -> str | None:
+    """A JSON-lines file decided by its first whole records when line 1 is longer than the sniff window
+    (a Claude Code transcript whose first message is a pasted log): each line is read whole up to
+    `max_string_mb`; a longer first line, or no object, leaves the file undecided."""
+    if size <= len(head) or not head.lstrip()[:1] == b"{" or b"\n" in head.strip():
+        return None
+    objs: list[dict] = []
+    cap = limits.max_string_bytes
+    with path.open("rb") as f:
+        for _ in range(RECORDS * 2):
+            line = f.readline(cap + 1)
+            if not line or (len(line) > cap and not line.endswith(b"\n")):
+                break  # the end, or a line over the string limit: the parser would skip it too
+            try:
+                obj = json.loads(line)
+            except (ValueError, RecursionError):
+                if not objs:
+                    return None
+                continue
+            if isinstance(obj, dict):
+                objs.append(obj)
+            elif not objs:
+                return None
+            if len(objs) >= RECORDS:
+                break
+    return sniff.match_records(objs)
 
 
 def _second_label(path: Path) -> bool:

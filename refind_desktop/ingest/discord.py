@@ -1,7 +1,8 @@
-"""DiscordChatExporter JSON parser: one channel export file = one session, messages streamed.
+"""DiscordChatExporter JSON parser: one channel export file = one chat cut into conversations, streamed.
 
-Session id `discord:<channel id>`; the 2nd, 3rd... file of a partitioned export
-(`... [part N].json`) gets `discord:<channel id>:part<N>` so the parts do not overwrite each other.
+Chat id `discord:<channel id>`, cut into conversations by `conversations.split_chat` (ids
+`discord:<channel id>:<first message time>`), so the files of a partitioned export
+(`... [part N].json`) add conversations to the same chat without overwriting each other.
 Turn = one message of type Default/Reply (plus slash-command replies); joins, pins, calls and other
 system messages are dropped. Speaker = `author.nickname`, else `author.name`. Text = `content`,
 then a marker line per attachment (`[attachment fig.jpg]`) and sticker; embeds (title and
@@ -11,7 +12,6 @@ they are link previews of a URL already in the text.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,14 +21,14 @@ import ijson
 from ..errors import ParseError
 from ..types import Session
 from .base import Message, ParseContext, finish_session, multiparty_turns, parse_timestamp
+from .conversations import split_chat
 from .jsonstream import STREAM_ERRORS, JsonSource, error_reason, file_source, open_json
 
 KEPT_TYPES = {"Default", "Reply", "ChatInputCommand", "ContextMenuCommand"}
-_PART = re.compile(r"\[part (\d+)\]", re.IGNORECASE)
 
 
 def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
-    """Yield the channel's session (nothing when it has no visible message)."""
+    """Yield the channel's conversations (nothing when it has no visible message)."""
     src = file_source(path, ctx.limits)
     try:
         guild, channel = _header(src)
@@ -64,9 +64,6 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
             "the file looks truncated, export the channel again to get the rest"
         )
     session_id = f"discord:{channel['id']}"
-    part = _PART.search(path.name)
-    if part and int(part.group(1)) > 1:
-        session_id += f":part{int(part.group(1))}"
     guild_name = guild.get("name") if isinstance(guild, dict) else None
     title = " / ".join(str(x) for x in (guild_name, channel.get("name")) if x)
     turns = multiparty_turns(messages)
@@ -79,7 +76,7 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
         )
     )
     if session is not None:
-        yield session
+        yield from split_chat(session, ctx.conversations())
 
 
 def _header(src: JsonSource) -> tuple[Any, Any]:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ..errors import ParseError
 from ..types import Session
+from . import described
 from .base import (
     Message,
     ParseContext,
@@ -126,7 +127,7 @@ def _message(d: object, ctx: ParseContext, where: str) -> Message | None:
     role = normalize_role(raw_role if isinstance(raw_role, str) else None)
     if role is None:
         if str(raw_role).strip().lower() not in ("system", "tool", "function", "developer"):
-            ctx.warn(f"{where}: unknown role {raw_role!r}, message skipped")
+            ctx.warn(f"{where}: unknown role {described.value(raw_role)}, message skipped")
         return None
     text = next((_text_of(d[k]) for k in _TEXT_KEYS if k in d and not isinstance(d[k], dict)), "")
     if not text.strip():

@@ -191,7 +191,9 @@ def stream_sessions(
                 try:
                     session = build(record, src.name)
                 except (KeyError, TypeError, ValueError, AttributeError) as exc:
-                    ctx.warn(f"{src.name}: {what} #{count} is malformed and was skipped ({exc!r})")
+                    ctx.warn(
+                        f"{src.name}: {what} #{count} is malformed and was skipped ({type(exc).__name__})"
+                    )
                     continue
                 if session is not None:
                     yielded += 1

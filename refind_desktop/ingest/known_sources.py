@@ -138,6 +138,10 @@ def _never(folder: str, name: str) -> bool:
     return False
 
 
+def _any(folder: str, name: str) -> bool:
+    return True
+
+
 def _suffix(suffix: str) -> Callable[[str, str], bool]:
     return lambda folder, name: name.endswith(suffix)
 
@@ -284,7 +288,8 @@ def _downloads(folder: Path) -> list[KnownSource]:
                         KnownSource(kind, p, "export folder (conversations.json)", files, size, "export")
                     )
                 elif any(_WHATSAPP.match(n) for n in names):
-                    out.append(KnownSource("WhatsApp", p, "exported chat folder", 1, _size(p), "export"))
+                    files, size = _count(p, _any)  # the chat and its media: what the folder holds
+                    out.append(KnownSource("WhatsApp", p, "exported chat folder", files, size, "export"))
         except OSError:
             continue
     return out

@@ -14,6 +14,7 @@ import ijson
 
 from ..errors import ParseError
 from ..types import Session
+from . import described
 from .base import MONTH_NAMES, Message, ParseContext, as_utc, finish_session, multiparty_turns, open_binary
 
 _SESSION_KEY = re.compile(r"^session_(\d+)$")
@@ -81,7 +82,7 @@ def _sessions(path: Path, sample_id: str, conv: dict[str, Any], ctx: ParseContex
         raw_date = conv.get(f"session_{n}_date_time")
         started = parse_date(raw_date, ctx.tz)
         if started is None and raw_date is not None:
-            ctx.warn(f"{path}: {sample_id} session_{n}: unreadable date {raw_date!r}")
+            ctx.warn(f"{path}: {sample_id} session_{n}: unreadable date {described.value(raw_date)}")
         messages = []
         for entry in dialog:
             if not isinstance(entry, dict) or not isinstance(entry.get("text"), str):

@@ -16,6 +16,7 @@ import ijson
 
 from ..errors import ParseError
 from ..types import Session
+from . import described
 from .base import Message, ParseContext, as_utc, finish_session, normalize_role, open_binary, pair_turns
 
 # "2023/05/20 (Sat) 02:21": the weekday is redundant, so it is not parsed (locale independent).
@@ -110,7 +111,7 @@ def _haystack(
         fingerprints[sid] = fp
         started = parse_date(dates[i], ctx.tz) if i < len(dates) else None
         if started is None and i < len(dates):
-            ctx.warn(f"{path}: session {sid}: unreadable date {dates[i]!r}")
+            ctx.warn(f"{path}: session {sid}: unreadable date {described.value(dates[i])}")
         session = _session(sid, raw, started)
         if session is not None:
             yield session

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..types import Session
+from . import described
 from .base import (
     Message,
     ParseContext,
@@ -95,9 +96,13 @@ def _active_branch(body: dict, ctx: ParseContext, label: str) -> list[dict]:
     linear = [m for m in body.get("messages") or [] if isinstance(m, dict)]
     if nodes and current not in nodes:
         if linear:
-            ctx.warn(f"{label}: history.currentId {current!r} is not a message; using chat.messages")
+            ctx.warn(
+                f"{label}: history.currentId {described.value(current)} is not a message; using chat.messages"
+            )
             return linear
-        ctx.warn(f"{label}: history.currentId {current!r} is not a message; using the latest leaf")
+        ctx.warn(
+            f"{label}: history.currentId {described.value(current)} is not a message; using the latest leaf"
+        )
         current = _latest_leaf(nodes)
     if not nodes:
         return linear
@@ -107,7 +112,9 @@ def _active_branch(body: dict, ctx: ParseContext, label: str) -> list[dict]:
     while isinstance(nid, str) and nid not in seen:
         node = nodes.get(nid)
         if not isinstance(node, dict):
-            ctx.warn(f"{label}: message {nid!r} is missing from history; the branch starts after it")
+            ctx.warn(
+                f"{label}: message {described.value(nid)} is missing from history; the branch starts after it"
+            )
             break
         seen.add(nid)
         chain.append(node)

@@ -13,11 +13,12 @@ from ..index.catalog import Catalog
 from ..index.kept import KEPT_NAME, KeptSources
 from ..index.sourcebook import REBUILD_NAME, SOURCES_NAME, RebuildMarker, SourceBook
 from ..index.store import TurnIndex
-from ..terminal import scrub
+from ..terminal import scrub, shell_command
 from ..types import Session
 from .apply import SourceApplier, digest, fingerprint  # noqa: F401 - digest and fingerprint are public here
 from .base import ParseContext
 from .batch import Batch, CommitPolicy
+from .conversations import SplitRule
 from .forget import Forgetting, under
 from .limits import Limits
 from .prepare import turn_hash  # noqa: F401 - turn_hash is public here
@@ -54,9 +55,11 @@ class Ingestor(Forgetting, SourceApplier):
         tz: tzinfo,
         listeners: Iterable[ChangeListener] = (),
         limits: Limits | None = None,
+        split: SplitRule | None = None,
         policy: CommitPolicy | None = None,
     ) -> None:
         self.limits = limits or Limits()
+        self.split = split or SplitRule(tz=tz)
         self.policy = policy or CommitPolicy()
         self.index = index
         self.catalog = catalog
@@ -83,15 +86,17 @@ class Ingestor(Forgetting, SourceApplier):
         cancel: threading.Event | None = None,
         force: bool = False,
         accept_shrink: bool = False,
-        within: Path | None = None,
+        within: Iterable[Path] | None = None,
+        walk_root: Path | None = None,
     ) -> IngestReport:
         """Ingest files and folders; unchanged files are skipped unless `force`.
 
         A file that got smaller keeps the turns it no longer holds until `accept_shrink`
         (`refind ingest --accept-shrink PATH`) or until a complete copy at least as large returns.
-        Forgotten paths (`refind forget`) are skipped until `unforget`. With `within` (a folder),
-        the paths inside it are read as a walk of that folder would read them, without walking
-        the rest of it (the watcher's new files: `discover_within`).
+        Forgotten paths (`refind forget`) are skipped until `unforget`. With `within` (the MCP `ingest`
+        tool), nothing whose real path lies outside those folders is read (`walker.discover`). With
+        `walk_root` (a folder), the paths inside it are read as a walk of that folder would read them,
+        without walking the rest of it (the watcher's new files: `discover_within`).
         """
         revive: list[str] = []
         with self._lock, self.index.write_lock():
@@ -113,7 +118,9 @@ class Ingestor(Forgetting, SourceApplier):
                 redo = set()
             roots = list(dict.fromkeys(roots))
             inside = (
-                Path(within).expanduser().resolve() if within is not None and rebuilding is None else None
+                Path(walk_root).expanduser().resolve()
+                if walk_root is not None and rebuilding is None
+                else None
             )
             own_dir = str(self.index.path.parent.resolve())
             recorded = [inside] if inside is not None else roots
@@ -131,12 +138,12 @@ class Ingestor(Forgetting, SourceApplier):
             targeted = [p for p in existing if inside is not None and under(str(p), str(inside))]
             if targeted:
                 try:
-                    sources, skipped = discover_within(inside, targeted, self.limits, known)
+                    sources, skipped = discover_within(inside, targeted, self.limits, known, within)
                 except Exception as exc:  # a folder that cannot be walked never stops the others
                     skipped = [Skipped(str(inside), describe_failure(exc))]
             for root in [p for p in existing if p not in targeted]:
                 try:
-                    found, skips = discover([root], self.limits, known)
+                    found, skips = discover([root], self.limits, within, known)
                 except Exception as exc:  # a folder that cannot be walked never stops the others
                     found, skips = [], [Skipped(str(root), describe_failure(exc))]
                 sources += found
@@ -207,7 +214,7 @@ class Ingestor(Forgetting, SourceApplier):
         """Index already-parsed sessions under a pseudo source (benchmarks, tests, eval harness)."""
         with self._lock, self.index.write_lock():
             report = IngestReport()
-            ctx = ParseContext(tz=self.tz)
+            ctx = ParseContext(tz=self.tz, split=self.split)
             with self.index.writer() as w:
                 for s in sessions:
                     self._apply_session(s, source, fmt, w, report, ctx, hashes=self._prepare(s, source, ctx))
@@ -219,4 +226,5 @@ class Ingestor(Forgetting, SourceApplier):
 
 def forgotten_reason(root: str) -> str:
     """Skip reason of a path on the ignore list."""
-    return f"forgotten (`refind forget {root}`); run `refind unforget {root}` to index it again"
+    forget, unforget = shell_command("refind", "forget", root), shell_command("refind", "unforget", root)
+    return f"forgotten (`{forget}`); run `{unforget}` to index it again"

@@ -5,14 +5,12 @@ from __future__ import annotations
 import hashlib
 from datetime import datetime, timezone
 
+from ..index.schema import TS_MAX, TS_MIN
 from ..terminal import scrub
 from ..types import Session
 from .base import ParseContext
 
-# tantivy stores dates as nanoseconds in an i64 (1677-09-21 .. 2262-04-11); a turn stamped outside
-# this (slightly narrower) span keeps its text and loses only its timestamp.
-TS_MIN = datetime(1678, 1, 1, tzinfo=timezone.utc)
-TS_MAX = datetime(2262, 1, 1, tzinfo=timezone.utc)
+# a turn stamped outside the index's date span (TS_MIN..TS_MAX) keeps its text and loses only its timestamp
 
 
 def turn_hash(text: str, speaker: str, ts: object) -> str:

@@ -5,7 +5,8 @@ when the catalog is damaged or gone (or with `--from-sources`), it walks the fol
 the source book (or the folders given), so a lost catalog never means a lost index. Forgotten
 paths stay forgotten across the rebuild. The turns of files that are gone are never dropped:
 they are read back from the index before the wipe (`keep_gone`, whatever the index's schema
-version) and applied again first; `refind forget` stays the one way to delete them.
+version) and applied again first (a messenger chat stored whole by an older version is cut into
+conversations then, `conversations.split_stored`); `refind forget` stays the one way to delete them.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""SillyTavern chat parser (`data/<user>/chats/<Character>/*.jsonl`, group chats): one file = one session."""
+"""SillyTavern chat parser (`data/<user>/chats/<Character>/*.jsonl`, group chats): one file = one chat.
+
+A chat file can run for months: it is cut into conversations by `conversations.split_chat`.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ from typing import Any
 
 from ..errors import ParseError
 from ..types import Session
+from . import described
 from .base import (
     MONTH_NAMES,
     JsonlStats,
@@ -23,6 +27,7 @@ from .base import (
     parse_timestamp,
     stable_id,
 )
+from .conversations import split_chat
 
 # Older humanized send_date: "June 10, 2026 2:30pm" / "Sep 26, 2025 3:06 PM"
 _HUMAN = re.compile(
@@ -72,7 +77,7 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
             bot_names.append(name)
         sent = parse_send_date(obj.get("send_date"), ctx.tz)
         if sent is None and obj.get("send_date") not in (None, ""):
-            ctx.warn(f"{path}: line {lineno}: unreadable send_date {obj.get('send_date')!r}")
+            ctx.warn(f"{path}: line {lineno}: unreadable send_date {described.value(obj.get('send_date'))}")
         visible.append((is_user, name, text, sent))
     if path.parent.name == "group chats" or len(bot_names) > 1:
         turns = multiparty_turns(Message(name, text, ts) for _, name, text, ts in visible)
@@ -99,9 +104,7 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
         )
     )
     if session is not None:
-        for t in session.turns:
-            t.turn_id = f"{session_id}:{t.index}"
-        yield session
+        yield from split_chat(session, ctx.conversations())
 
 
 def parse_send_date(value: object, tz: tzinfo) -> datetime | None:

@@ -1,7 +1,9 @@
 """Slack workspace export parser: `path` is the unzipped export folder; one session per channel per day.
 
 Sessions are `slack:<channel id>:<YYYY-MM-DD>`, one per day file (`<folder>/YYYY-MM-DD.json`), so a
-big workspace is read one small file at a time. Channels come from `channels.json` (public),
+big workspace is read one small file at a time; each is a conversation of its channel's chat
+(`slack:<channel id>`). Slack cuts its export into these day files itself, so the day stays the unit
+here (the quiet-gap rule of `conversations.py` would need the neighbouring day files at once). Channels come from `channels.json` (public),
 `groups.json` (private), `mpims.json` and `dms.json`; folders are matched by channel name, else by
 id, and folders listed nowhere are still read (`slack:<folder name>:<day>`). Turn = one message in
 file order (Slack writes each day sorted by `ts`); thread replies stay where the export put them,
@@ -123,6 +125,7 @@ def _parse_tree(path: Path, ctx: ParseContext) -> Iterator[Session]:
         for day, file in days:
             session = _day_session(file, f"slack:{cid}:{day}", f"{label} {day}", users, names, ctx)
             if session is not None:
+                session.chat_id, session.chat_title = f"slack:{cid}", label
                 yield session
 
 

@@ -10,10 +10,20 @@ from __future__ import annotations
 import json
 import re
 
+from . import described
 from .generic import FENCE, count_labels, label_of
 from .whatsapp import is_whatsapp_line
 
-__all__ = ["Unknown", "count_labels", "describe", "is_fence", "label_of", "sniff_json", "sniff_text"]
+__all__ = [
+    "Unknown",
+    "count_labels",
+    "describe",
+    "is_fence",
+    "label_of",
+    "match_records",
+    "sniff_json",
+    "sniff_text",
+]
 
 _ROLE_KEYS = {"role", "author", "sender", "from"}
 _TEXT_KEYS = {"content", "text", "value", "message"}
@@ -86,6 +96,11 @@ def sniff_json(body: str, complete: bool, name: str) -> str:
     if fmt:
         return fmt
     raise Unknown(f"unknown format: JSON object with keys {_keys(keys)}")
+
+
+def match_records(objs: list[dict]) -> str | None:
+    """L rules on whole JSON-lines records (read past the window when line 1 is longer than it)."""
+    return _match_lines(objs) if objs else None
 
 
 def _sniff_array(body: str, complete: bool) -> str:
@@ -368,9 +383,7 @@ def is_fence(line: str) -> bool:
 
 def _keys(value: object) -> str:
     keys = list(value.keys()) if isinstance(value, dict) else list(value)  # type: ignore[call-overload]
-    if not keys:
-        return "(none)"
-    return ", ".join(str(k) for k in keys[:8]) + (", ..." if len(keys) > 8 else "")
+    return described.names(keys)
 
 
 def describe(value: object) -> str:

@@ -1,7 +1,7 @@
 """Sessions rebuilt from what the archive holds: stored turns plus the catalog's session row.
 
 The index stores every turn's text, speaker and time, and the catalog the session's title, date,
-participants and turn ids, so a session whose file is gone can be applied again through the normal
+participants, chat and turn ids, so a session whose file is gone can be applied again through the normal
 ingest path (a resumed session losing replayed turns, a reindex) without its file.
 """
 
@@ -31,5 +31,7 @@ def stored_session(
             )
             for i, v in enumerate(ordered)
         ],
+        chat_id=rec.chat,
+        chat_title=rec.chat_title,
         continues=rec.continues,
     )

@@ -1,6 +1,6 @@
 """Telegram Desktop JSON export parser: a single-chat `result.json` or a full-account export, streamed.
 
-One session per chat (`telegram:<chat id>`); one turn per `"type": "message"` message, speaker =
+One chat per `telegram:<chat id>`, cut into conversations (`conversations.split_chat`); one turn per `"type": "message"` message, speaker =
 `from` (`Deleted Account` when it is null). Service messages (joins, pins, calls, group creation)
 are dropped. `text` (a string or a list of strings and entities) is flattened to the visible text;
 media add a marker line such as `[photo]`, `[sticker 👍]`, `[voice message]` or `[file notes.pdf]`,
@@ -20,6 +20,7 @@ import ijson
 
 from ..types import Session
 from .base import Message, ParseContext, finish_session, multiparty_turns, parse_timestamp, stable_id
+from .conversations import split_chat
 from .jsonstream import JsonSource, open_json, stream_sessions
 
 _RESULT = re.compile(r"^result[^/]*\.json$", re.IGNORECASE)
@@ -30,12 +31,14 @@ _UNKNOWN_SPEAKER = "Deleted Account"
 
 
 def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
-    """Yield one session per chat with at least one non-empty message."""
+    """Yield the conversations of every chat with at least one non-empty message, chat by chat."""
 
     def build(chat: Any, source: str) -> Session | None:
         return _chat(chat, source, ctx)
 
-    yield from stream_sessions(path, ctx, build, what="chat", member=_RESULT, records=_chats)
+    rule = ctx.conversations()
+    for chat in stream_sessions(path, ctx, build, what="chat", member=_RESULT, records=_chats):
+        yield from split_chat(chat, rule)
 
 
 def _chats(src: JsonSource) -> Iterator[Any]:

@@ -85,18 +85,30 @@ class Skipped:
 
 Known = Callable[[Path], "str | None"]
 
+OUTSIDE_REASON = (
+    "a symbolic link to a place outside the allowed folders (the chat folder); not read. Ingest it yourself "
+    "with `refind ingest PATH` if you mean to"
+)
+
 
 def discover(
-    paths: Iterable[Path], limits: Limits | None = None, known: Known | None = None
+    paths: Iterable[Path],
+    limits: Limits | None = None,
+    within: Iterable[Path] | None = None,
+    known: Known | None = None,
 ) -> tuple[list[Source], list[Skipped]]:
     """Walk files and folders; return what can be ingested and what was skipped (with reasons).
 
-    `known(path)` may name the format of a file that is unchanged since it was last ingested; such a
-    file is not opened to detect its format (the ingest then skips it after one `stat`)."""
-    walker = _Walker(limits or Limits(), known)
+    With `within`, nothing is read whose real path (symbolic links resolved) lies outside those folders
+    and files: such an entry is skipped with OUTSIDE_REASON before it is opened. `known(path)` may name
+    the format of a file that is unchanged since it was last ingested; such a file is not opened to
+    detect its format (the ingest then skips it after one `stat`)."""
+    walker = _Walker(limits or Limits(), within, known)
     for p in paths:
         p = Path(p)
-        if not p.exists() and not p.is_symlink():
+        if not walker.inside(p):
+            walker.skipped.append(Skipped(str(p), OUTSIDE_REASON))
+        elif not p.exists() and not p.is_symlink():
             walker.skipped.append(Skipped(str(p), "no such file or folder"))
         elif p.is_dir():
             walker.walk_dir(p, "")
@@ -106,18 +118,25 @@ def discover(
 
 
 def discover_within(
-    root: Path, targets: Iterable[Path], limits: Limits | None = None, known: Known | None = None
+    root: Path,
+    targets: Iterable[Path],
+    limits: Limits | None = None,
+    known: Known | None = None,
+    within: Iterable[Path] | None = None,
 ) -> tuple[list[Source], list[Skipped]]:
-    """What `discover([root])` would find at `targets` (files or folders inside `root`), without
-    walking the rest of `root`: each target gets the context of the folders above it (an export, a
-    Telegram or WhatsApp folder, a pruned or skipped folder), as a full walk would give it. The
+    """What `discover([root], within=within)` would find at `targets` (files or folders inside `root`),
+    without walking the rest of `root`: each target gets the context of the folders above it (an export,
+    a Telegram or WhatsApp folder, a pruned or skipped folder), as a full walk would give it. The
     watcher uses it for files that appear in a large folder."""
-    walker = _Walker(limits or Limits(), known)
+    walker = _Walker(limits or Limits(), within, known)
     names: dict[Path, set[str]] = {}
     for target in targets:
         try:
             parts = Path(target).relative_to(root).parts
         except ValueError:
+            continue
+        if not walker.inside(Path(target)):
+            walker.skipped.append(Skipped(str(target), OUTSIDE_REASON))
             continue
         if not parts:
             walker.walk_dir(root, "")
@@ -170,12 +189,22 @@ def _pruned_dir(child: Path, context: str) -> bool:
 class _Walker:
     """Depth-first, name-sorted walk that remembers visited folders and the export it is inside."""
 
-    def __init__(self, limits: Limits, known: Known | None = None) -> None:
+    def __init__(
+        self, limits: Limits, within: Iterable[Path] | None = None, known: Known | None = None
+    ) -> None:
         self.limits = limits
         self.known = known
         self.sources: list[Source] = []
         self.skipped: list[Skipped] = []
         self._seen: set[str] = set()
+        self.within = None if within is None else [os.path.realpath(p) for p in within]
+
+    def inside(self, path: Path) -> bool:
+        """Whether `path`, links resolved, lies in one of the `within` folders (always, without them)."""
+        if self.within is None:
+            return True
+        real = os.path.realpath(path)
+        return any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in self.within)
 
     def _once(self, path: Path) -> bool:
         key = os.path.realpath(path)
@@ -199,6 +228,9 @@ class _Walker:
         context = _context({e.name for e in entries}, context)
         for entry in entries:
             child = path / entry.name
+            if not self.inside(child):
+                self.skipped.append(Skipped(str(child), OUTSIDE_REASON))
+                continue
             try:
                 is_dir = entry.is_dir()
             except OSError:

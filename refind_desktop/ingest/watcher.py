@@ -207,7 +207,7 @@ class FolderWatcher:
 
     def _targets(self, changed: set[str]) -> list[str]:
         """Known sources that changed are re-read alone, a file inside a folder source (a Slack export)
-        re-reads that folder, and anything new is read where it lies (`Ingestor.ingest(within=)`);
+        re-reads that folder, and anything new is read where it lies (`Ingestor.ingest(walk_root=)`);
         a path outside the watched folder (a link) rescans the folder."""
         known = {f.path for f in self.services.catalog.files()}
         targets: set[str] = set()
@@ -248,7 +248,7 @@ class FolderWatcher:
         while not self._stop.is_set():
             try:
                 report = self.services.ingestor.ingest(
-                    [Path(p) for p in paths], cancel=self._stop, within=None if initial else self.folder
+                    [Path(p) for p in paths], cancel=self._stop, walk_root=None if initial else self.folder
                 )
             except IndexLockedError as exc:
                 self._emit(

@@ -1,9 +1,10 @@
-"""WhatsApp "Export chat" .txt parser: one file = one multi-party session, one message = one turn.
+"""WhatsApp "Export chat" .txt parser: one file = one chat, cut into conversations; one message = one turn.
 
 Line grammar follows Pustur/whatsapp-chat-parser (see docs/chat-formats.md §9): a date, a time
 with optional AM/PM, an optional `-`/`:` separator, then `Author: text` (a message) or plain text
 (a system event). Lines that match neither are continuations of the previous message. Day/month
-order is inferred once per file; times are local and read in `ctx.tz`.
+order is inferred once per file; times are local and read in `ctx.tz`. The chat (`whatsapp:<hash of
+file name and first line>`) is cut into conversations by `conversations.split_chat`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from pathlib import Path
 
 from ..errors import ParseError
 from ..types import Session
+from . import described
 from .base import Message, ParseContext, as_utc, finish_session, multiparty_turns, stable_id
+from .conversations import split_chat
 from .decoding import decode_text, read_text
 from .limits import check_zip, read_member
 
@@ -121,7 +124,7 @@ class _Record:
 
 
 def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
-    """Yield the single session of a WhatsApp chat export."""
+    """Yield the conversations of a WhatsApp chat export, oldest first."""
     text, chat_name = _chat_text(path, ctx)
     records = _read_records(text)
     if not records:
@@ -145,13 +148,11 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
             participants.append(rec.author)
         messages.append(Message(role=rec.author, text=text, timestamp=_to_datetime(rec, day_first, ctx)))
     turns = multiparty_turns(messages)
-    for i, turn in enumerate(turns):
-        turn.turn_id = f"{session_id}:{i}"
     session = finish_session(
         Session(session_id=session_id, title=title, participants=participants, turns=turns)
     )
     if session is not None:
-        yield session
+        yield from split_chat(session, ctx.conversations())
 
 
 def _chat_text(path: Path, ctx: ParseContext) -> tuple[str, str]:
@@ -297,7 +298,9 @@ def _to_datetime(rec: _Record, day_first: bool, ctx: ParseContext) -> datetime |
     try:
         return as_utc(datetime(year, month, day, hour, minute, second), ctx.tz)
     except ValueError:
-        ctx.warn(f"bad WhatsApp date/time {rec.raw[:40]!r}; timestamp left empty")
+        ctx.warn(
+            f"bad WhatsApp date/time {described.value(rec.date)} {described.value(rec.time)}; timestamp left empty"
+        )
         return None
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from .. import locations
 from ..errors import MissingDependencyError, NotFoundError
+from ..terminal import shell_command
 from .assembly import assemble, part_files
 from .download import download
 from .model_files import Progress, read_marker, sha256_file
@@ -181,4 +182,5 @@ def resolve_model(name_or_path: str | os.PathLike[str] | None, progress: Progres
     dest = locations.models_dir() / entry.file
     if dest.is_file():
         return dest
-    raise NotFoundError(f"model {value!r} is not downloaded yet; run `refind models pull {value}`")
+    pull_it = shell_command("refind", "models", "pull", value)
+    raise NotFoundError(f"model {value!r} is not downloaded yet; run `{pull_it}`")

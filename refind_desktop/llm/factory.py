@@ -56,6 +56,7 @@ def make_backend(
             model=model or settings.openai_model,
             base_url=settings.openai_base_url,
             api_key=settings.openai_api_key,
+            redact=settings.redact,
         )
     raise ConfigError(
         f"unknown back end {kind!r}; choose one of {', '.join(BACKENDS)} (`refind config` or REFIND_BACKEND)"

@@ -5,6 +5,7 @@ Built by `llm.factory.make_backend`; the only module besides `llama` that import
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import time
@@ -19,6 +20,7 @@ from ..errors import (
     ContextOverflowError,
     MissingDependencyError,
 )
+from ..redact import redact_text
 from .base import ChatMessage, Completion, Usage
 from .schema import parse_json_output
 
@@ -42,6 +44,17 @@ def _is_local(base_url: str) -> bool:
     return host in LOCAL_HOSTS or host.endswith(".local")
 
 
+def is_loopback_url(base_url: str) -> bool:
+    """Whether a base URL names this machine (localhost, 127.0.0.0/8, ::1); empty means api.openai.com."""
+    host = (urlparse(base_url).hostname or "") if base_url else ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 class OpenAIBackend:
     """A chat model behind an OpenAI-compatible HTTP API."""
 
@@ -56,6 +69,7 @@ class OpenAIBackend:
         api_key: str = "",
         timeout: float = 120.0,
         max_retries: int = 1,
+        redact: bool = True,
     ) -> None:
         openai = import_openai()
         self._openai = openai
@@ -74,6 +88,13 @@ class OpenAIBackend:
             api_key=key, base_url=self.base_url or None, timeout=timeout, max_retries=max_retries
         )
         self._json_schema_ok = True  # set False once the server rejects response_format json_schema
+        self.redacts = redact and not is_loopback_url(self.base_url)
+        """Prompts carry chat text: secrets in it are redacted before they leave for a remote server."""
+
+    def _payload(self, messages: list[ChatMessage]) -> list[dict]:
+        """The messages as the API takes them, secrets redacted when the server is not this machine."""
+        show = redact_text if self.redacts else str
+        return [{"role": m.role, "content": show(m.content)} for m in messages]
 
     def __repr__(self) -> str:
         return f"OpenAIBackend({self.model!r}, {self._where!r})"
@@ -150,7 +171,7 @@ class OpenAIBackend:
         """One call. With `schema`: `json_schema` response format, or — when the server rejects it —
         `json_object` with the schema spelled out in the system prompt; the JSON is parsed and checked."""
         start = time.perf_counter()
-        payload = [{"role": m.role, "content": m.content} for m in messages]
+        payload = self._payload(messages)
         common = {"max_tokens": max_tokens, "temperature": temperature}
         if schema is None:
             response = self._create(messages=payload, **common)
@@ -195,7 +216,7 @@ class OpenAIBackend:
         the number of streamed pieces as the completion count)."""
         start = time.perf_counter()
         chunks = self._create(
-            messages=[{"role": m.role, "content": m.content} for m in messages],
+            messages=self._payload(messages),
             max_tokens=max_tokens,
             temperature=temperature,
             stream=True,

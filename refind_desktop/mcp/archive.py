@@ -11,12 +11,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import date, datetime, time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..agent.prompts import neutralise
 from ..errors import ConfigError, NotFoundError
 from ..ingest.pipeline import IngestProgress
 from ..services import Services
 from . import render
+
+if TYPE_CHECKING:
+    from ..index.catalog import SessionRecord
 
 MAX_TOP_K = 50
 MAX_CONTEXT = 10
@@ -32,6 +36,24 @@ def fresh(svc: Services, need_turns: bool = True) -> None:
             "the archive is empty: nothing is indexed yet. Ask the user to run `refind ingest PATH` "
             "(chat exports, files or folders) or `refind watch FOLDER`, then call this tool again"
         )
+
+
+def caps(svc: Services) -> render.Caps:
+    """The byte caps of one call, from the settings."""
+    return render.Caps(
+        result_bytes=max(int(svc.settings.mcp_max_result_bytes), 256),
+        call_bytes=max(int(svc.settings.mcp_max_call_bytes), 1024),
+    )
+
+
+def find_session(svc: Services, session_id: str) -> SessionRecord | None:
+    """The session a tool's session_id names: a stored id, or a program-made `render.session_ref` label."""
+    rec = svc.catalog.get_session(session_id)
+    if rec is None and render.is_ref(session_id):
+        for info in svc.catalog.session_infos():
+            if render.session_ref(info.session_id) == session_id:
+                return svc.catalog.get_session(info.session_id)
+    return rec
 
 
 def parse_day(value: str | None, name: str) -> date | None:
@@ -91,13 +113,21 @@ def search(
             "stop-words such as 'the' or 'when' are ignored); give content words: names, things, places"
         )
     blocks = svc.engine.search(keywords, d_from, d_to, options=svc.search_options(top_k=k, context_window=w))
-    return render.search_json(blocks)
+    return render.search_json(blocks, caps(svc))
 
 
-def show(svc: Services, session_id: str, turn_from: int | None = None, turn_to: int | None = None) -> dict:
-    """A session's verbatim turns turn_from..turn_to (inclusive), at most MAX_SHOW_TURNS per call."""
+def show(
+    svc: Services,
+    session_id: str,
+    turn_from: int | None = None,
+    turn_to: int | None = None,
+    text_from: int | None = None,
+) -> dict:
+    """A session's verbatim turns turn_from..turn_to (inclusive), at most MAX_SHOW_TURNS and the call's byte
+    cap per call (`next_turn_from` says where to go on); `text_from` starts turn_from's text at that
+    character (how a cut turn is read on)."""
     fresh(svc)
-    rec = svc.catalog.get_session(session_id)
+    rec = find_session(svc, session_id)
     if rec is None:
         raise NotFoundError(
             f"no session with id {neutralise(session_id[:120])!r}; use a session_id exactly as a `search` "
@@ -115,14 +145,28 @@ def show(svc: Services, session_id: str, turn_from: int | None = None, turn_to: 
     if cut:
         hi = lo + MAX_SHOW_TURNS - 1
     turns = svc.index.session_turns(rec.ord, lo, hi)
+    ref, limits = render.session_ref(rec.sid), caps(svc)
+    start = max(text_from or 0, 0)
+    if turns and start > len(turns[0].text):
+        raise ConfigError(f"text_from {start} is past the end of turn {lo} ({len(turns[0].text)} characters)")
+    shown, used = [], 0
+    for i, t in enumerate(turns):
+        if used >= limits.call_bytes:
+            cut, hi = True, t.turn - 1
+            break
+        turn = render.turn_json(
+            t, ref, min(limits.result_bytes, limits.call_bytes - used), start if i == 0 else 0
+        )
+        used += len(turn["text"].encode("utf-8", "surrogatepass"))
+        shown.append(turn)
     data = {
-        "session_id": neutralise(rec.sid),
-        "title": render.section("title", rec.title) if rec.title else "",
+        "session_id": ref,
+        "title": render.section("title", render.cut_text(rec.title, 400)[0]) if rec.title else "",
         "source": neutralise(rec.source),
         "format": rec.format,
         "started_at": rec.started_at.isoformat() if rec.started_at else None,
         "n_turns": rec.n_turns,
-        "turns": [render.turn_json(t) for t in turns],
+        "turns": shown,
     }
     if cut:
         data["next_turn_from"] = hi + 1
@@ -132,13 +176,15 @@ def show(svc: Services, session_id: str, turn_from: int | None = None, turn_to: 
 def transcript(svc: Services, session_id: str) -> str:
     """A whole session as Markdown (the `refind://session/{id}` resource)."""
     fresh(svc)
-    rec = svc.catalog.get_session(session_id)
+    rec = find_session(svc, session_id)
     if rec is None:
         raise NotFoundError(
             f"no session with id {neutralise(session_id[:120])!r}; use a session_id from a `search` result"
         )
     turns = svc.index.session_turns(rec.ord)
-    return render.transcript_markdown(rec.sid, rec.title, rec.source, rec.format, rec.started_at, turns)
+    return render.transcript_markdown(
+        rec.sid, rec.title, rec.source, rec.format, rec.started_at, turns, caps(svc)
+    )
 
 
 def stats(svc: Services) -> dict:
@@ -168,7 +214,10 @@ def ingest(
     progress: Callable[[IngestProgress], None] | None = None,
     cancel=None,
 ) -> dict:
-    """Ingest paths inside the configured chat folder (or already-ingested source files); default: the folder."""
+    """Ingest paths inside the configured chat folder (or already-ingested source files); default: the folder.
+
+    The folder is the boundary after symbolic links are resolved: a link inside it that leads outside is
+    refused when named, and skipped (not opened) when met in the walk."""
     roots = ingest_roots(svc)
     known = {f.path for f in svc.catalog.files()}
     if not paths:
@@ -179,13 +228,22 @@ def ingest(
             )
         targets = roots
     else:
-        targets = [Path(p).expanduser().resolve() for p in paths]
+        given = [Path(p).expanduser().absolute() for p in paths]
+        targets = [p.resolve() for p in given]
+        where = ", ".join(str(r) for r in roots) or "(no chat folder configured)"
+        for named, real in zip(given, targets, strict=True):
+            if not _allowed(real, roots, known) and _allowed(named, roots, set()):
+                raise ConfigError(
+                    f"refusing to ingest {named}: it is a symbolic link (or lies behind one) that leads "
+                    f"outside the chat folder {where}; this server only reads inside it. Ask the user to run "
+                    "`refind ingest PATH` themselves if they mean to"
+                )
         refused = [str(p) for p in targets if not _allowed(p, roots, known)]
         if refused:
-            where = ", ".join(str(r) for r in roots) or "(no chat folder configured)"
             raise ConfigError(
                 f"refusing to ingest {', '.join(refused)}: this server only reads the configured chat folder "
                 f"{where} and sources already in the archive; ask the user to run `refind ingest PATH` instead"
             )
-    report = svc.ingestor.ingest(targets, progress=progress, cancel=cancel, force=force)
+    allowed = roots + [p for p in targets if str(p) in known]
+    report = svc.ingestor.ingest(targets, progress=progress, cancel=cancel, force=force, within=allowed)
     return report.to_json()

@@ -35,7 +35,11 @@ INSTRUCTIONS = (
     "refind: the user's own past conversations (ChatGPT/Claude exports, coding-agent transcripts, "
     "messenger exports), searchable on this machine. Use `search` to find turns by keywords (optionally "
     "in a date range), `show` to read a session around a hit, `ask` for an answer with cited turns "
-    "written by the configured local model, `stats` to see what is indexed. " + render.DATA_RULE
+    "written by the configured local model, `stats` to see what is indexed. "
+    + render.DATA_RULE
+    + " "
+    + "Secrets in the chats (API keys, tokens, private keys, passwords) are shown as [redacted: KIND] "
+    "markers. Long text is cut to a byte cap with a [cut by refind: ...] note saying how to read on."
 )
 
 SEARCH_DOC = (
@@ -44,13 +48,18 @@ SEARCH_DOC = (
     "session_id, session_title, session_date, turn numbers and verbatim text, in the keys of "
     "`refind search --json`. Try several short keyword sets (names, things, places, synonyms) rather than "
     "one long question; use date_from/date_to (YYYY-MM-DD, inclusive, the user's time zone) to narrow. "
-    "Open a hit with `show` (session_id, turn range). " + render.DATA_RULE
+    "Open a hit with `show` (session_id, turn range). A speaker is a role word (user, assistant, "
+    "user+assistant) or a person's name inside a data section. Each result's text is capped "
+    "(mcp_max_result_bytes) and so is the call's (mcp_max_call_bytes): a cut turn carries `cut.read_rest`, "
+    "the `show` arguments that read on; results past the call's cap are listed under `omitted`. "
+    + render.DATA_RULE
 )
 SHOW_DOC = (
     "The verbatim transcript of one session (a session_id from `search`), optionally only turns "
     f"turn_from..turn_to (inclusive, numbered from 0). At most {archive.MAX_SHOW_TURNS} turns per call; "
-    "`next_turn_from` says where to continue. The same transcript is the resource refind://session/{id}. "
-    + render.DATA_RULE
+    "`next_turn_from` says where to continue (the call's byte cap can stop it earlier). A turn longer than "
+    "the per-result cap is cut with `cut.read_rest`: call again with its turn_from/turn_to/text_from. "
+    "The same transcript is the resource refind://session/{id}. " + render.DATA_RULE
 )
 ASK_DOC = (
     "Answer a question from the user's chat history with the configured local model (ReFind agent: up to 4 "
@@ -81,8 +90,10 @@ READ_ONLY = ToolAnnotations(
 )
 
 
-def result(data: dict) -> CallToolResult:
-    """A tool result with the JSON both as structured content and as its text."""
+def result(data: dict, svc: Services) -> CallToolResult:
+    """A tool result with the JSON both as structured content and as its text, secrets redacted (the one
+    place every tool's output passes: `settings.redact`)."""
+    data = svc.redactor.data(data)
     text = json.dumps(data, ensure_ascii=False, default=str)
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
 
@@ -185,7 +196,7 @@ class RefindServer(MCPServer):
             listed.append(
                 MCPResource(
                     uri=session_uri(info.session_id),
-                    name=render.neutralise(info.session_id),
+                    name=render.session_ref(info.session_id),
                     title=f"{day} {info.format} conversation, {info.turns} turns",
                     mime_type="text/markdown",
                 )
@@ -225,7 +236,7 @@ def build_server(svc: Services, allow_ingest: bool = False) -> MCPServer:
             Field(description="turns of context before and after each hit (default 2)", ge=0, le=10),
         ] = None,
     ) -> CallToolResult:
-        return result(await in_worker(archive.search, svc, keywords, date_from, date_to, top_k, context))
+        return result(await in_worker(archive.search, svc, keywords, date_from, date_to, top_k, context), svc)
 
     @server.tool(name="show", description=SHOW_DOC, annotations=READ_ONLY)
     @translated
@@ -235,13 +246,21 @@ def build_server(svc: Services, allow_ingest: bool = False) -> MCPServer:
         turn_to: Annotated[
             int | None, Field(description="last turn to return, inclusive (default: the end)", ge=0)
         ] = None,
+        text_from: Annotated[
+            int | None,
+            Field(
+                description="start turn_from's text at this character (to read on in a turn that was cut; "
+                "a cut turn's `cut.read_rest` gives the value)",
+                ge=0,
+            ),
+        ] = None,
     ) -> CallToolResult:
-        return result(await in_worker(archive.show, svc, session_id, turn_from, turn_to))
+        return result(await in_worker(archive.show, svc, session_id, turn_from, turn_to, text_from), svc)
 
     @server.tool(name="stats", description=STATS_DOC, annotations=READ_ONLY)
     @translated
     async def stats() -> CallToolResult:
-        return result(await in_worker(archive.stats, svc))
+        return result(await in_worker(archive.stats, svc), svc)
 
     @server.tool(name="ask", description=ASK_DOC, annotations=READ_ONLY)
     @translated
@@ -269,6 +288,7 @@ def build_server(svc: Services, allow_ingest: bool = False) -> MCPServer:
             nonlocal steps
             message = progress_message(event)
             if message is not None:
+                message = svc.redactor.text(message)
                 steps += 1
                 await ctx.report_progress(steps, None, message)
 
@@ -283,7 +303,7 @@ def build_server(svc: Services, allow_ingest: bool = False) -> MCPServer:
             return asking.run_ask(svc, question, mode, when, steps_only, cancel)
 
         answer = await streamed(work, report, cancel)
-        return result(render.ask_json(answer.to_json()))
+        return result(render.ask_json(answer.to_json()), svc)
 
     if allow_ingest:
 
@@ -309,7 +329,7 @@ def build_server(svc: Services, allow_ingest: bool = False) -> MCPServer:
             def work(emit: Callable[[Any], None]) -> Any:
                 return archive.ingest(svc, paths, force, emit, cancel)
 
-            return result(await streamed(work, report, cancel))
+            return result(await streamed(work, report, cancel), svc)
 
     @server.resource(
         "refind://session/{session_id}",
@@ -322,7 +342,7 @@ def build_server(svc: Services, allow_ingest: bool = False) -> MCPServer:
     )
     async def session(session_id: str) -> str:
         try:
-            return await in_worker(archive.transcript, svc, session_id)
+            return svc.redactor.text(await in_worker(archive.transcript, svc, session_id))
         except NotFoundError as exc:
             raise ResourceNotFoundError(exc.message) from exc
         except RefindError as exc:

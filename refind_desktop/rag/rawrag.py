@@ -154,6 +154,8 @@ def blocks_from_windows(dense: DenseRetriever, kept: list[WindowHit]) -> list[Bl
                     score=max(best[(sord, t)] for t in run),
                     hit_turns=tuple(v.turn for v in views),
                     turns=views,
+                    chat_id=rec.chat,
+                    chat_title=rec.chat_title,
                 )
             )
     return blocks

@@ -9,6 +9,7 @@ import numpy as np
 import tantivy
 
 from ..index.catalog import Catalog
+from ..index.schema import TS_MAX, TS_MIN
 from ..index.store import TurnIndex, clean_query
 from ..types import Block
 from .querywords import about_person, content_words
@@ -33,6 +34,14 @@ class SearchOptions:
     as the dense backend's session rank."""
     own_words: bool = True
     """Score each word on the turn text and again on the person's own words (index/said.py)."""
+    speaker_weight: float = 2.0
+    """Score each word also on the turn's author (the `who` field: the speaker of a WhatsApp, Telegram,
+    Discord or Slack message), that score times this weight (0 = off). A person is findable by what
+    they said: "Emi travel" ranks Emi's own messages about travel above others' messages about travel,
+    while the topic words still decide among Emi's messages. At 2 the author's name counts as much as
+    the same word would in the message: a multi-party message's words are scored twice, on `text` and
+    on `said` (the whole message is the person's own words), its author's name once on `who`. Much
+    more would make a name a filter, and "what did I tell Emi" would lose my own messages."""
     question_words: bool = True
     """Drop the question's generic words (pronouns, interrogatives, auxiliaries: search/querywords.py)
     from the query, unless nothing would be left."""
@@ -73,6 +82,7 @@ class SearchOptions:
             session_dedup=False,
             temporal=False,
             own_words=False,
+            speaker_weight=0.0,
             question_words=False,
             self_boost=0.0,
         ).with_(**kw)
@@ -97,14 +107,31 @@ class RankedTurn:
 def day_bounds(
     date_from: date | None, date_to: date | None, tz: tzinfo
 ) -> tuple[datetime | None, datetime | None]:
-    """Inclusive calendar days in the user's zone → naive UTC bounds for the date field."""
+    """Inclusive calendar days in the user's zone → naive UTC bounds for the date field.
+
+    A day beyond the span the index can store (TS_MIN..TS_MAX) gives a bound just outside that span,
+    so 0001-01-01 and 9999-12-31 are ordinary arguments (every dated turn is inside; undated turns
+    stay outside any date range, as always), never an overflow.
+    """
+    first, last = TS_MIN.date(), TS_MAX.date()
+
+    def start_of(day: date) -> datetime:
+        if day < first:
+            return TS_MIN - _TICK
+        if day > last:
+            return TS_MAX + _TICK
+        return datetime.combine(day, time.min, tz)
+
     lo = hi = None
     if date_from:
-        lo = datetime.combine(date_from, time.min, tz).astimezone(timezone.utc).replace(tzinfo=None)
+        lo = utc_naive(start_of(date_from), tz)
     if date_to:
-        end = datetime.combine(date_to + timedelta(days=1), time.min, tz) - timedelta(microseconds=1)
-        hi = end.astimezone(timezone.utc).replace(tzinfo=None)
+        end = TS_MAX + _TICK if date_to >= last else start_of(date_to + timedelta(days=1)) - _TICK
+        hi = utc_naive(end, tz)
     return lo, hi
+
+
+_TICK = timedelta(microseconds=1)
 
 
 def session_scores(bm25: np.ndarray, inverse: np.ndarray, n_sessions: int, top: int) -> np.ndarray:
@@ -265,7 +292,11 @@ class SearchEngine:
         limit: int | None = None,
     ) -> list[RankedTurn]:
         """Fused candidates from the pool (or every match when pool is 0), best first."""
-        q = self.index.text_query(self.query_text(keywords, options), own_words=options.own_words)
+        q = self.index.text_query(
+            self.query_text(keywords, options),
+            own_words=options.own_words,
+            speaker_weight=options.speaker_weight,
+        )
         if q is None:
             return []
         schema = self.index.schema
@@ -344,6 +375,8 @@ class SearchEngine:
                     score=best.fused,
                     hit_turns=tuple(sorted(h.turn for h in hits)),
                     turns=views,
+                    chat_id=rec.chat if rec else "",
+                    chat_title=rec.chat_title if rec else "",
                 )
             )
         return blocks
@@ -399,12 +432,17 @@ class SearchSession:
 
 
 def block_to_json(b: Block) -> dict:
-    """The stable JSON shape of one search result."""
+    """The stable JSON shape of one search result. `date` is when the hit turn was written (its own
+    time, else the session's); `chat_id`/`chat_title` name the chat a conversation belongs to ("" for
+    a session that stands alone)."""
     return {
         "rank": b.rank,
         "session_id": b.session_id,
         "session_title": b.session_title,
         "session_date": b.session_date.isoformat() if b.session_date else None,
+        "date": b.date.isoformat() if b.date else None,
+        "chat_id": b.chat_id,
+        "chat_title": b.chat_title,
         "turn": b.turn,
         "hit_turns": list(b.hit_turns),
         "score": round(b.score, 6),

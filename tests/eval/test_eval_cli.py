@@ -149,6 +149,9 @@ def test_eval_qa_scripted_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixtu
         "model_seconds",
     ):
         assert key in overall, key
+    # false abstentions are counted overall and by type (0 or more, an integer)
+    assert isinstance(overall["false_abstentions"], int)
+    assert all(isinstance(v["false_abstentions"], int) for v in summary["by_type"].values())
     # aggregation questions (counts, sums, dates) may take a follow-up search
     assert 1.0 <= overall["searches"] <= 3.0 and overall["judge_calls"] == 3
     records = {r["qid"]: r for r in map(json.loads, next(out.glob("qa-*.jsonl")).read_text().splitlines())}

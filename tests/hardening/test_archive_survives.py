@@ -1,4 +1,5 @@
-"""The archive survives its sources: reindex and schema upgrades keep the turns of files that are gone."""
+"""The archive survives its sources: reindex and schema upgrades keep the turns of files that are gone
+(a messenger chat an older version stored whole comes back cut into conversations)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,13 @@ import json
 
 from helpers.claude import claude_session
 
+from refind_desktop.config import Settings
 from refind_desktop.index.catalog import Catalog
 from refind_desktop.index.kept import KEPT_NAME, KeptSources
 from refind_desktop.index.sourcebook import REBUILD_NAME, RebuildMarker
 from refind_desktop.ingest.rebuild import keep_gone, wipe
+from refind_desktop.locations import Paths
+from refind_desktop.search.engine import SearchOptions
 from refind_desktop.services import build_services, reindex
 
 from .helpers import jsonl_chat, refind
@@ -66,6 +70,7 @@ def test_a_reindex_killed_after_the_wipe_still_keeps_them(tmp_path, refind_home)
     cat.close()
     RebuildMarker(data / REBUILD_NAME).start([str(chats / "bikes.jsonl")])
     wipe(data, data / "index", data / "catalog.sqlite")
+    (tmp_path / "elsewhere").mkdir()
     out = refind(refind_home, "ingest", str(tmp_path / "elsewhere"))  # any writer finishes the rebuild
     assert "zqxlocker code is 4711" in search(refind_home, "zqxlocker")
     stats = json.loads(refind(refind_home, "stats", "--json").stdout)
@@ -121,3 +126,48 @@ def test_an_unreadable_index_with_gone_files_stops_the_reindex_and_changes_nothi
     assert {f.path for f in cat.files()} == {str(gone), str(chats / "bikes.jsonl")}
     cat.close()
     assert not (refind_home / "data" / REBUILD_NAME).exists()
+
+
+CHAT = [
+    "12/03/2024, 09:02 - Ann: Morning! Is the zqxsourdough starter alive?",
+    "12/03/2024, 09:06 - Bo: Bubbling away, I fed it last night",
+    "12/03/2024, 19:40 - Emi: I booked my travel to Lisbon for May!",
+    "12/03/2024, 19:42 - Bo: Travel plans, travel plans, travel everywhere this spring",
+    "12/03/2024, 22:55 - Emi: Ten days, and then Porto",
+    "14/03/2024, 18:00 - Ann: The zqxsourdough came out flat",
+    "14/03/2024, 18:05 - Bo: Too little starter?",
+]
+
+
+def test_a_gone_chat_stored_whole_comes_back_as_conversations_with_its_speakers(tmp_path, refind_home):
+    chat = tmp_path / "chats" / "WhatsApp Chat with Bo.txt"
+    chat.parent.mkdir(parents=True)
+    chat.write_text("\n".join(CHAT) + "\n", encoding="utf-8")
+    paths = Paths.under(refind_home)
+    svc = build_services(Settings(timezone="UTC", conversation_gap_hours=-1), paths)  # one session per chat
+    svc.ingestor.ingest([chat])
+    (whole,) = list(svc.catalog.iter_sessions())
+    # as a version before conversations left it: the chat columns empty, the index of schema 2
+    svc.catalog.db.execute("UPDATE sessions SET chat='', chat_title=''")
+    svc.catalog.commit()
+    svc.close()
+    (paths.index_dir / "refind_schema.json").write_text(json.dumps({"schema_version": 2}))
+    chat.unlink()
+    result = reindex()
+    assert result.kept_turns == 7 and result.gone == [str(chat)]
+    svc = build_services()
+    convs = svc.catalog.chat_sessions(whole.sid)
+    assert [c.n_turns for c in convs] == [2, 3, 2], "cut at the 4-hour pauses, as a read of the file would"
+    assert all(c.sid.startswith(whole.sid + ":") and c.chat_title == whole.title for c in convs)
+    assert svc.index.num_turns() == 7 and svc.catalog.session_count() == 3
+    opts = SearchOptions(top_k=1, context_window=0)
+    # the `who` field is filled again from the stored speaker: Emi's own message ranks first
+    (hit,) = svc.engine.search("Emi travel", options=opts)
+    assert [(t.speaker, t.text) for t in hit.turns] == [("Emi", "I booked my travel to Lisbon for May!")]
+    assert json.loads(refind(refind_home, "stats", "--json").stdout)["gone"][0]["sessions"] == 3
+    svc.close()
+    before = {c.sid: c.hashes for c in convs}
+    reindex()  # a second rebuild keeps the conversations as they are
+    svc = build_services()
+    assert {c.sid: c.hashes for c in svc.catalog.chat_sessions(whole.sid)} == before
+    svc.close()

@@ -5,9 +5,12 @@ from __future__ import annotations
 import importlib.util
 import sys
 
+import pytest
+
 from .helpers import ROOT
 
 
+@pytest.mark.slow  # some forty `refind` processes, sixteen of them killed
 def test_kills_during_forget_and_reindex_lose_and_resurrect_nothing(tmp_path, refind_home, monkeypatch):
     spec = importlib.util.spec_from_file_location("kill_test", ROOT / "benchmarks" / "kill_test.py")
     kt = importlib.util.module_from_spec(spec)

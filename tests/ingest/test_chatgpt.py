@@ -15,7 +15,6 @@ from refind_desktop.ingest import chatgpt
 from refind_desktop.ingest.base import ParseContext
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "chatgpt"
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "chatgpt" / "conversations.json"
 SOURDOUGH = "chatgpt:6631f000-0000-8000-9000-00000000a001"
 CONVERSION = "chatgpt:67a9f000-0000-8000-9000-00000000b002"
 
@@ -224,10 +223,3 @@ def test_stream_large_export_in_bounded_memory(tmp_path: Path) -> None:
     assert last is not None and last.session_id == f"chatgpt:c{count - 1}"
     assert last.turns[0].text.startswith(f"User: question {count - 1} lorem ipsum")
     assert 0 < peak < size / 20, f"peak {peak} bytes for a {size}-byte file"
-
-
-@pytest.mark.skipif(not SHARED.is_file(), reason="shared fixtures not present")
-def test_shared_fixture_matches_copy() -> None:
-    ours = [(s.session_id, [t.text for t in s.turns]) for s in parse(FIXTURES / "conversations.json")]
-    theirs = [(s.session_id, [t.text for t in s.turns]) for s in parse(SHARED)]
-    assert theirs == ours

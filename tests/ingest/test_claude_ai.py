@@ -13,7 +13,6 @@ from refind_desktop.ingest import claude_ai
 from refind_desktop.ingest.base import ParseContext
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "claude_ai"
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "claude_ai" / "conversations.json"
 TOMATO = "claude:c0ffee00-1111-4222-8333-444455556666"
 
 
@@ -108,9 +107,3 @@ def test_truncated_file(tmp_path: Path) -> None:
     torn.write_bytes(good[:200])
     with pytest.raises(ParseError):
         parse(torn)
-
-
-@pytest.mark.skipif(not SHARED.is_file(), reason="shared fixtures not present")
-def test_shared_fixture_matches_copy() -> None:
-    ours = [(s.session_id, [t.text for t in s.turns]) for s in parse(FIXTURES / "conversations.json")]
-    assert [(s.session_id, [t.text for t in s.turns]) for s in parse(SHARED)] == ours

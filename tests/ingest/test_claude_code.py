@@ -11,7 +11,6 @@ from refind_desktop.errors import ParseError
 from refind_desktop.ingest import claude_code
 from refind_desktop.ingest.base import ParseContext
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "claude_code"
 MAIN = "-home-dana-src-garden-app/5e1f0c2a-7b1d-4c3e-9a8f-2d6b4e0c9a11.jsonl"
 
 
@@ -109,10 +108,3 @@ def test_title_falls_back_to_first_prompt_and_session_to_file_stem(tmp_path: Pat
     [s], _ = parse(p)
     assert (s.session_id, s.title, s.started_at) == ("claude-code:f00d", "Plan my week", None)
     assert s.turns[0].text == "User: Plan my week\nin detail\n\nAssistant: Sure."
-
-
-@pytest.mark.skipif(not SHARED.exists(), reason="shared fixtures not available")
-def test_shared_fixture_matches_spec() -> None:
-    [s], _ = parse(SHARED / MAIN)
-    assert s.title == "Leap-year watering bug"
-    assert len(s.turns) == 1

@@ -11,7 +11,6 @@ from refind_desktop.errors import ParseError
 from refind_desktop.ingest import codex
 from refind_desktop.ingest.base import ParseContext
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "codex"
 WRAPPED = "sessions/2025/10/29/rollout-2025-10-29T10-12-00-019a2f00-0000-7000-8000-00000000c0de.jsonl"
 BARE = "sessions/2025/08/14/rollout-2025-08-14T21-40-02-5b0e6c1d-2f3a-4b5c-8d9e-0a1b2c3d4e5f.jsonl"
 EDGE_ID = "019a4000-0000-7000-8000-0000000000aa"
@@ -120,10 +119,3 @@ def test_empty_file_yields_nothing(fixtures: Path) -> None:
 def test_not_jsonl_raises_parse_error(fixtures: Path) -> None:
     with pytest.raises(ParseError, match="garbage.jsonl"):
         parse(fixtures / "codex" / "edge" / "garbage.jsonl")
-
-
-@pytest.mark.skipif(not SHARED.exists(), reason="shared fixtures not available")
-@pytest.mark.parametrize("rel", [WRAPPED, BARE])
-def test_shared_fixtures_one_turn_each(rel: str) -> None:
-    [s], _ = parse(SHARED / rel)
-    assert len(s.turns) == 1

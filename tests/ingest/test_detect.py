@@ -20,7 +20,6 @@ from refind_desktop.ingest.formats import FORMATS, get_parser
 from refind_desktop.ingest.walker import Skipped, Source, discover
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "detect"
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "fixtures"
 
 EXPECTED = {
     "chatgpt/conversations.json": "chatgpt",
@@ -129,7 +128,7 @@ def test_whatsapp_file_name_confirms_a_single_message(tmp_path: Path) -> None:
     plain = tmp_path / "notes.txt"
     plain.write_text(one, encoding="utf-8")
     assert detect_file(named) == "whatsapp"
-    assert _reason(plain).startswith("unknown format: text without WhatsApp date prefixes")
+    assert _reason(plain).startswith("unknown format: plain text")
 
 
 # --- large files: only a 64 KiB window is read -------------------------------------------------------
@@ -320,7 +319,7 @@ def test_gzip_benchmark_file(tmp_path: Path) -> None:
         (
             "notes.md",
             b"# Shopping\n\n- milk\n- eggs\n",
-            "unknown format: text without WhatsApp date prefixes",
+            "unknown format: plain text",
         ),
         ("a.zst", b"\x28\xb5\x2f\xfd" + b"\x00" * 20, "zstd-compressed file"),
     ],
@@ -471,9 +470,8 @@ def test_export_folder_companions_are_silent(tmp_path: Path) -> None:
     assert skipped == [
         Skipped(
             str(tmp_path / "todo.txt"),
-            "unknown format: text without WhatsApp date "
-            "prefixes or User:/Assistant: labels "
-            "(first line: 'buy milk')",
+            "unknown format: plain text, 1 line, not a known chat format "
+            "(no WhatsApp date prefixes or User:/Assistant: labels)",
         )
     ]
 
@@ -514,20 +512,12 @@ def test_discover_dedupes_paths_and_follows_given_files(tmp_path: Path) -> None:
     assert sources == [Source(tmp_path / "t.md", "generic")] and skipped == []
 
 
-@pytest.mark.skipif(not SHARED.is_dir(), reason="shared fixtures not present")
-def test_shared_fixtures_when_present() -> None:
-    sources, skipped = discover([SHARED])
-    got = {str(s.path.relative_to(SHARED)): s.format for s in sources}
-    assert got == {**EXPECTED, "slack": "slack"}
-    assert skipped == []
-
-
 def test_bracketed_text_that_is_not_json(tmp_path: Path) -> None:
     toml = tmp_path / "pyproject.toml"
     toml.write_text('[project]\nname = "x"\n')
     assert _reason(toml) == (
-        "unknown format: text without WhatsApp date prefixes or User:/Assistant: labels "
-        "(first line: '[project]')"
+        "unknown format: plain text, 2 lines, not a known chat format "
+        "(no WhatsApp date prefixes or User:/Assistant: labels)"
     )
     md = tmp_path / "chat.md"
     md.write_text("[link](http://x)\n\n**User:** hi\n\n**Assistant:** hello\n")
@@ -535,3 +525,37 @@ def test_bracketed_text_that_is_not_json(tmp_path: Path) -> None:
     assert [t.text for t in next(get_parser("generic")(md, ParseContext())).turns] == [
         "User: hi\n\nAssistant: hello"
     ]
+
+
+def _claude_code_with_a_long_first_message(path: Path, chars: int) -> Path:
+    """A Claude Code transcript whose first user message is a pasted log of `chars` characters, with the
+    record's keys in the order that puts the long message before parentUuid."""
+    log = "".join(f"2026-03-01T10:00:{i % 60:02d} INFO worker {i} heartbeat ok\n" for i in range(chars // 40))
+    sid = "bb22cc33-0000-4000-8000-00000000d002"
+    first = {"type": "user", "uuid": "u9", "sessionId": sid, "message": {"role": "user", "content": log}}
+    first["parentUuid"] = None
+    reply = {
+        "parentUuid": "u9",
+        "sessionId": sid,
+        "type": "assistant",
+        "uuid": "a9",
+        "message": {"role": "assistant", "content": [{"type": "text", "text": "The linker step failed."}]},
+    }
+    path.write_text(json.dumps(first) + "\n" + json.dumps(reply) + "\n", encoding="utf-8")
+    return path
+
+
+def test_a_jsonl_is_decided_by_its_records_however_long_line_one_is(tmp_path: Path) -> None:
+    path = _claude_code_with_a_long_first_message(tmp_path / "buildlog.jsonl", 3_000_000)
+    assert path.stat().st_size > 3_000_000
+    assert detect_file(path) == "claude_code"
+    (session,) = list(get_parser("claude_code")(path, ParseContext()))
+    assert "linker step failed" in session.turns[0].text and len(session.turns[0].text) > 2_900_000
+
+
+def test_a_first_line_over_the_string_limit_stays_undecided(tmp_path: Path) -> None:
+    from refind_desktop.ingest.limits import Limits
+
+    path = _claude_code_with_a_long_first_message(tmp_path / "huge.jsonl", 3_000_000)
+    with pytest.raises(ParseError, match="unknown format: JSON object with keys type, uuid, sessionId"):
+        detect_file(path, Limits(max_string_bytes=1 << 20))

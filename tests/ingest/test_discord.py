@@ -1,4 +1,4 @@
-"""DiscordChatExporter JSON parser: one session per channel, kept message types, attachments, embeds."""
+"""DiscordChatExporter JSON parser: one chat per channel, kept message types, attachments, embeds."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from helpers.chats import whole_chat
 
 from refind_desktop.errors import ParseError
 from refind_desktop.ingest import discord
@@ -14,7 +15,6 @@ from refind_desktop.ingest.base import ParseContext
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "discord"
 GARDEN = "Plant Swap - garden-chat [900000000000000002].json"
 DM_PART = "Direct Messages - bochen [900000000000000010] [part 2].json"
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "discord" / GARDEN
 
 
 def parse(path: Path, ctx: ParseContext | None = None) -> list:
@@ -23,7 +23,7 @@ def parse(path: Path, ctx: ParseContext | None = None) -> list:
 
 def test_channel_export() -> None:
     ctx = ParseContext()
-    (s,) = parse(FIXTURES / GARDEN, ctx)
+    s = whole_chat(parse(FIXTURES / GARDEN, ctx))
     assert s.session_id == "discord:900000000000000002"
     assert s.title == "Plant Swap / garden-chat"
     assert s.started_at == datetime(2024, 3, 12, 14, 22, 41, 123000, tzinfo=UTC)
@@ -38,8 +38,8 @@ def test_channel_export() -> None:
 
 def test_partition_dm_system_messages_and_embeds() -> None:
     ctx = ParseContext()
-    (s,) = parse(FIXTURES / DM_PART, ctx)
-    assert s.session_id == "discord:900000000000000010:part2"
+    s = whole_chat(parse(FIXTURES / DM_PART, ctx))
+    assert s.session_id == "discord:900000000000000010"  # a part adds conversations to its channel's chat
     assert s.title == "Direct Messages / bochen"
     # join and pin notices dropped; a bot post without content keeps its embed title + description;
     # a link preview embed is not added to a message that has content; no nickname -> name
@@ -72,9 +72,3 @@ def test_not_a_dce_export(tmp_path: Path) -> None:
     other.write_text("[1, 2]", encoding="utf-8")
     with pytest.raises(ParseError, match="not readable as DiscordChatExporter JSON"):
         parse(other)
-
-
-@pytest.mark.skipif(not SHARED.is_file(), reason="shared fixtures not present")
-def test_shared_fixture_matches_copy() -> None:
-    ours = [(s.session_id, [t.text for t in s.turns]) for s in parse(FIXTURES / GARDEN)]
-    assert [(s.session_id, [t.text for t in s.turns]) for s in parse(SHARED)] == ours

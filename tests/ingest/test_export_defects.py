@@ -12,6 +12,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from helpers.chats import whole_chat
 
 from refind_desktop.ingest import claude_ai, claude_code, sillytavern, telegram, whatsapp
 from refind_desktop.ingest.base import ParseContext
@@ -45,7 +46,7 @@ def test_large_ios_whatsapp_chat_is_detected_and_parsed(tmp_path: Path) -> None:
     big.write_text(src + "\n".join(lines) + "\n", encoding="utf-8")
     assert big.stat().st_size > 64 * 1024
     assert detect_file(big) == "whatsapp"
-    (s,) = whatsapp.parse(big, ParseContext())
+    s = whole_chat(list(whatsapp.parse(big, ParseContext())))
     assert s.title == "Bo Chen"
     assert len(s.turns) == 3 + 3000  # fixture turns (placeholders dropped) + added lines
 
@@ -76,7 +77,7 @@ def berlin(monkeypatch: pytest.MonkeyPatch):
 def test_local_zone_keeps_summer_time(berlin) -> None:
     tz = resolve_tz("local")
     assert getattr(tz, "key", None) == "Europe/Berlin"
-    (s,) = whatsapp.parse(DEF / "whatsapp_de" / "_chat.txt", ParseContext(tz=tz))
+    s = whole_chat(list(whatsapp.parse(DEF / "whatsapp_de" / "_chat.txt", ParseContext(tz=tz))))
     by_text = {t.text: t.timestamp for t in s.turns}
     assert by_text["Wer will Feigenstecklinge?"] == utc(2024, 1, 14, 13, 23, 10)  # CET, +01:00
     assert by_text["Die Stecklinge bewurzeln sich schon."] == utc(2024, 7, 14, 12, 25)  # CEST, +02:00
@@ -144,7 +145,7 @@ def test_whatsapp_zip(tmp_path: Path) -> None:
         zf.write(DEF / "whatsapp_ios" / "_chat.txt", "_chat.txt")
         zf.writestr("00000031-PHOTO-2024-07-14-09-18-00.jpg", b"\xff\xd8\xff\xe0" + b"\0" * 100)
     assert detect_file(z) == "whatsapp"
-    (s,) = get_parser("whatsapp")(z, ParseContext())
+    s = whole_chat(list(get_parser("whatsapp")(z, ParseContext())))
     assert s.title == "Bo Chen"
     assert ("Ann Lee", "Morning! Did the tomatoes survive the storm?") in texts(s)
 
@@ -186,7 +187,7 @@ def test_codex_zst(tmp_path: Path) -> None:
 def test_telegram_group_and_channel(name: str) -> None:
     path = DEF / name / "result.json"
     assert detect_file(path) == "telegram"
-    (s,) = telegram.parse(path, ParseContext(tz=ZoneInfo("Europe/Berlin")))
+    s = whole_chat(list(telegram.parse(path, ParseContext(tz=ZoneInfo("Europe/Berlin")))))
     if name == "telegram_group":
         assert texts(s) == [
             ("Ann Lee", "Who has the key to the water tap?"),
@@ -248,13 +249,13 @@ def test_large_telegram_group_is_detected_from_the_sniff_window(tmp_path: Path) 
 )
 def test_whatsapp_system_lines_and_placeholders(folder: str, expected: list) -> None:
     (path,) = (DEF / folder).glob("*.txt")
-    (s,) = whatsapp.parse(path, ParseContext())
+    s = whole_chat(list(whatsapp.parse(path, ParseContext())))
     assert texts(s) == expected
     assert all(not p.startswith("~") for p in s.participants)
 
 
 def test_whatsapp_group_name_is_the_title_for_german_ios() -> None:
-    (s,) = whatsapp.parse(DEF / "whatsapp_de" / "_chat.txt", ParseContext())
+    s = whole_chat(list(whatsapp.parse(DEF / "whatsapp_de" / "_chat.txt", ParseContext())))
     assert s.title == "Gartenclub"
     assert "Gartenclub" not in s.participants
 
@@ -264,7 +265,7 @@ def test_whatsapp_group_name_is_the_title_for_german_ios() -> None:
 
 def test_sillytavern_names_and_title() -> None:
     path = DEF / "sillytavern" / "chats" / "Seraphina" / "1689012345678.jsonl"
-    (s,) = sillytavern.parse(path, ParseContext())
+    s = whole_chat(list(sillytavern.parse(path, ParseContext())))
     assert s.title == "Seraphina"
     assert s.participants == ["Seraphina", "Dana"]
     assert (

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+import json
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -10,8 +12,6 @@ import pytest
 from refind_desktop.errors import ParseError
 from refind_desktop.ingest import locomo
 from refind_desktop.ingest.base import ParseContext
-
-SHARED = Path(__file__).resolve().parents[3] / "shared"
 
 
 def parse(path: Path, ctx: ParseContext | None = None) -> tuple[list, ParseContext]:
@@ -90,12 +90,28 @@ def test_parse_date() -> None:
     assert locomo.parse_date(None, UTC) is None
 
 
-@pytest.mark.skipif(
-    not (SHARED / "benchmarks" / "locomo_dev.json.gz").exists(), reason="shared benchmark not available"
-)
-def test_dev_split() -> None:
-    sessions, ctx = parse(SHARED / "benchmarks" / "locomo_dev.json.gz")
+def test_many_conversations_from_gzip(tmp_path: Path) -> None:
+    """A benchmark-sized file: ten conversations of seven dated sessions, gzipped."""
+    months = ["January", "February", "March", "April", "May", "June", "July"]
+    samples = []
+    for c in range(10):
+        conv = {"speaker_a": f"Ann{c}", "speaker_b": f"Bo{c}"}
+        for n in range(1, 8):
+            conv[f"session_{n}_date_time"] = f"1:56 pm on {n + 1} {months[n - 1]}, 2023"
+            conv[f"session_{n}"] = [
+                {
+                    "speaker": conv["speaker_a" if k % 2 == 0 else "speaker_b"],
+                    "dia_id": f"D{n}:{k + 1}",
+                    "text": f"line {k}",
+                }
+                for k in range(20 + n)
+            ]
+        samples.append({"sample_id": f"conv-{c}", "conversation": conv, "qa": []})
+    path = tmp_path / "locomo_many.json.gz"
+    path.write_bytes(gzip.compress(json.dumps(samples).encode()))
+    sessions, ctx = parse(path)
     assert ctx.warnings == []
     assert len(sessions) == 70
-    assert sum(len(s.turns) for s in sessions) == 1451
+    assert sum(len(s.turns) for s in sessions) == 10 * sum(20 + n for n in range(1, 8))
     assert all(s.started_at is not None for s in sessions)
+    assert sessions[0].session_id == "locomo:conv-0:session_1"

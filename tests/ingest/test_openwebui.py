@@ -12,13 +12,6 @@ from refind_desktop.ingest import openwebui
 from refind_desktop.ingest.base import ParseContext
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "openwebui"
-SHARED = (
-    Path(__file__).resolve().parents[3]
-    / "shared"
-    / "fixtures"
-    / "openwebui"
-    / "chat-export-1720000000000.json"
-)
 
 
 def parse(path: Path, ctx: ParseContext | None = None) -> list:
@@ -80,11 +73,3 @@ def test_truncated_export(tmp_path: Path) -> None:
     torn.write_bytes(data[:300])
     with pytest.raises(ParseError, match="no chat could be read"):
         parse(torn)
-
-
-@pytest.mark.skipif(not SHARED.is_file(), reason="shared fixtures not present")
-def test_shared_fixture_matches_copy() -> None:
-    ours = [
-        (s.session_id, [t.text for t in s.turns]) for s in parse(FIXTURES / "chat-export-1720000000000.json")
-    ]
-    assert [(s.session_id, [t.text for t in s.turns]) for s in parse(SHARED)] == ours

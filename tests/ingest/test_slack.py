@@ -12,7 +12,6 @@ from refind_desktop.ingest import slack
 from refind_desktop.ingest.base import ParseContext
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "slack"
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "slack"
 
 
 def parse(path: Path, ctx: ParseContext | None = None) -> list:
@@ -100,9 +99,3 @@ def test_not_a_folder(tmp_path: Path) -> None:
     (tmp_path / "empty" / "channels.json").write_text("[]", encoding="utf-8")
     with pytest.raises(ParseError, match="no channel folder"):
         parse(tmp_path / "empty")
-
-
-@pytest.mark.skipif(not (SHARED / "channels.json").is_file(), reason="shared fixtures not present")
-def test_shared_fixture_matches_copy() -> None:
-    ours = [(s.session_id, [t.text for t in s.turns]) for s in parse(FIXTURES / "basic")]
-    assert [(s.session_id, [t.text for t in s.turns]) for s in parse(SHARED)] == ours

@@ -6,13 +6,13 @@ from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from helpers.chats import chats, whole_chat
 
 from refind_desktop.errors import ParseError
 from refind_desktop.ingest import telegram
 from refind_desktop.ingest.base import ParseContext
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "telegram"
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "telegram" / "result.json"
 PLUS2 = timezone(timedelta(hours=2))
 
 
@@ -22,11 +22,11 @@ def parse(path: Path, ctx: ParseContext | None = None) -> list:
 
 def test_single_chat() -> None:
     ctx = ParseContext()
-    (s,) = parse(FIXTURES / "result.json", ctx)
+    s = whole_chat(parse(FIXTURES / "result.json", ctx))
     assert s.session_id == "telegram:1938475610"
     assert s.title == "Plant Swap"
-    # first message (the service one) starts the session; it is not a turn
-    assert s.started_at == datetime(2024, 3, 12, 14, 20, 0, tzinfo=UTC)
+    # the first conversation starts at the first message that is a turn (not the service one)
+    assert s.started_at == datetime(2024, 3, 12, 14, 22, 41, tzinfo=UTC)
     assert s.participants == ["Ann Lee", "Bo Chen"]
     assert [(t.turn_id, t.speaker, t.text) for t in s.turns] == [
         ("2", "Ann Lee", "Anyone want fig cuttings? Details: https://example.org/figs"),
@@ -39,7 +39,7 @@ def test_single_chat() -> None:
 
 def test_full_account_export() -> None:
     ctx = ParseContext(tz=PLUS2)
-    bo, saved, left = parse(FIXTURES / "full_account" / "result.json", ctx)
+    bo, saved, left = chats(parse(FIXTURES / "full_account" / "result.json", ctx))
     assert bo.session_id == "telegram:222222222"
     assert bo.title == "Bo Chen"
     # no date_unixtime: naive `date` read in ctx.tz (UTC+2)
@@ -69,7 +69,7 @@ def test_truncated_full_export_keeps_read_chats(tmp_path: Path) -> None:
     torn = tmp_path / "result.json"
     torn.write_bytes(data[: data.index(b'"Empty group"')])
     ctx = ParseContext()
-    assert [s.session_id for s in parse(torn, ctx)] == ["telegram:222222222", "telegram:111111111"]
+    assert [s.session_id for s in chats(parse(torn, ctx))] == ["telegram:222222222", "telegram:111111111"]
     assert "reading stopped after 2 chat(s)" in ctx.warnings[0]
 
 
@@ -86,9 +86,3 @@ def test_not_a_telegram_export(tmp_path: Path) -> None:
     other.write_text('{"score": 3, "items": []}', encoding="utf-8")
     with pytest.raises(ParseError, match="not a Telegram export"):
         parse(other)
-
-
-@pytest.mark.skipif(not SHARED.is_file(), reason="shared fixtures not present")
-def test_shared_fixture_matches_copy() -> None:
-    ours = [(s.session_id, [t.text for t in s.turns]) for s in parse(FIXTURES / "result.json")]
-    assert [(s.session_id, [t.text for t in s.turns]) for s in parse(SHARED)] == ours

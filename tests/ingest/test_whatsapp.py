@@ -8,6 +8,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from helpers.chats import whole_chat
 
 from refind_desktop.errors import ParseError
 from refind_desktop.ingest.base import ParseContext, stable_id
@@ -17,9 +18,8 @@ FIX = Path(__file__).resolve().parent.parent / "fixtures" / "whatsapp"
 
 
 def _one(path: Path, ctx: ParseContext | None = None):
-    sessions = list(parse(path, ctx or ParseContext()))
-    assert len(sessions) == 1
-    return sessions[0]
+    """The whole chat of one export (its conversations put back together)."""
+    return whole_chat(list(parse(path, ctx or ParseContext())))
 
 
 def utc(*args: int) -> datetime:
@@ -43,7 +43,8 @@ def test_android_export() -> None:
         ("Bo Chen", "Yes! Bigger pot, fresh soil.\nIt already looks happier."),
     ]  # encryption notice, "This message was deleted" and caption-less media lines are dropped
     assert [t.timestamp for t in s.turns] == [utc(2024, 3, 12, 14, 22), utc(2024, 3, 12, 14, 25)]
-    assert [t.turn_id for t in s.turns] == [f"{sid}:{i}" for i in range(2)]
+    conv = f"{sid}:20240312T142200Z"  # one conversation, named after its first message's time
+    assert [t.turn_id for t in s.turns] == [f"{conv}:{i}" for i in range(2)]
     assert [t.index for t in s.turns] == [0, 1]
 
 

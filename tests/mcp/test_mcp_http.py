@@ -1,4 +1,5 @@
-"""`refind mcp --http` on 127.0.0.1: the SDK's streamable HTTP client with and without the bearer token."""
+"""`refind mcp --http`: the SDK's streamable HTTP client and raw requests, with and without the bearer token,
+on 127.0.0.1 and on 127.0.0.2 (loopback on Linux, but not token-free), and the Host/Origin checks."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import pytest
 
 pytest.importorskip("mcp")
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -36,13 +38,14 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture
-def http_server(archive, tmp_path):
+@contextlib.contextmanager
+def running(home, tmp_path, host: str = "127.0.0.1", *extra: str, **env: str):
+    """A `refind mcp --http HOST:PORT` subprocess, yielded as its URL once it accepts connections."""
     port = free_port()
-    log = open(tmp_path / "server.err", "w")  # noqa: SIM115
+    log = open(tmp_path / f"server-{port}.err", "w")  # noqa: SIM115
     proc = subprocess.Popen(
-        [sys.executable, "-m", "refind_desktop", "mcp", "--http", f"127.0.0.1:{port}"],
-        env={**os.environ, **server_env(archive, REFIND_MCP_TOKEN=TOKEN)},
+        [sys.executable, "-m", "refind_desktop", "mcp", "--http", f"{host}:{port}", *extra],
+        env={**os.environ, **server_env(home, **env)},
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=log,
@@ -51,17 +54,23 @@ def http_server(archive, tmp_path):
         deadline = time.monotonic() + 60
         while True:
             try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                socket.create_connection((host, port), timeout=1).close()
                 break
             except OSError:
-                assert proc.poll() is None, (tmp_path / "server.err").read_text()
+                assert proc.poll() is None, (tmp_path / f"server-{port}.err").read_text()
                 assert time.monotonic() < deadline, "server did not start"
                 time.sleep(0.2)
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield f"http://{host}:{port}/mcp"
     finally:
         proc.terminate()
         proc.wait(timeout=20)
         log.close()
+
+
+@pytest.fixture
+def http_server(archive, tmp_path):
+    with running(archive, tmp_path, "127.0.0.1", REFIND_MCP_TOKEN=TOKEN) as url:
+        yield url
 
 
 async def test_http_requires_the_token(http_server):
@@ -107,12 +116,71 @@ def test_addresses_and_exposure_rule(tmp_path):
             parse_address(bad)
     assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
     assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.5")
+    assert not is_loopback("127.0.0.2") and not is_loopback("127.1.2.3")  # loopback, but not token-free
+    with pytest.raises(ConfigError, match="REFIND_MCP_TOKEN"):
+        check_exposure("127.0.0.2", None)
     check_exposure("127.0.0.1", None)
     check_exposure("0.0.0.0", "tok")
     with pytest.raises(ConfigError, match="REFIND_MCP_TOKEN"):
         check_exposure("0.0.0.0", None)
     # through the CLI: refused before anything is served
     done = refind(tmp_path / "home", "mcp", "--http", "0.0.0.0:8765")
-    assert done.returncode == 2 and "--token" in done.stderr and "other machines" in done.stderr
+    assert done.returncode == 2 and "--token" in done.stderr and "other programs or machines" in done.stderr
+    done = refind(tmp_path / "home", "mcp", "--http", "127.0.0.2:8765")
+    assert done.returncode == 2 and "--token" in done.stderr
     done = refind(tmp_path / "home", "mcp", "--token", "x")
     assert done.returncode == 2 and "--http only" in done.stderr
+
+
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "0"},
+    },
+}
+ACCEPT = {"accept": "application/json, text/event-stream"}
+
+
+async def post(url: str, **headers: str) -> int:
+    async with httpx2.AsyncClient() as raw:
+        return (await raw.post(url, json=INIT, headers={**ACCEPT, **headers})).status_code
+
+
+async def test_127_0_0_2_needs_the_token_and_checks_host_and_origin(archive, tmp_path):
+    """127.0.0.2 is loopback on Linux but reachable by any local program or container: token and Host
+    checks as on any other address."""
+    with running(archive, tmp_path, "127.0.0.2", REFIND_MCP_TOKEN=TOKEN) as url:
+        bearer = f"Bearer {TOKEN}"
+        assert await post(url) == 401
+        assert await post(url, authorization=bearer, host="evil.example", origin="http://evil.example") == 421
+        assert await post(url, authorization=bearer, origin="http://evil.example") == 403
+        assert await post(url, authorization=f"bearer {TOKEN}") == 200  # the scheme in any case
+        assert await post(url, authorization=f"BEARER  {TOKEN}") == 200
+        assert await post(url, authorization=f"Basic {TOKEN}") == 401
+        client = create_mcp_http_client(headers={"Authorization": bearer})
+        async with client, streamable_http_client(url, http_client=client) as (read, write):
+            async with ClientSession(read, write) as s:
+                await s.initialize()
+                res = await s.call_tool("search", {"keywords": "umbrella", "date_to": "2024-01-31"})
+                assert not res.is_error and len(res.structured_content["results"]) == 1
+
+
+async def test_loopback_without_a_token_still_checks_host_and_origin(archive, tmp_path):
+    with running(archive, tmp_path, "127.0.0.1") as url:
+        assert await post(url, host="evil.example", origin="http://evil.example") == 421
+        assert await post(url, origin="http://evil.example") == 403
+        assert await post(url, origin=url.rsplit("/", 1)[0]) == 200
+        assert await post(url) == 200
+
+
+async def test_a_wildcard_bind_accepts_only_known_host_names(archive, tmp_path):
+    with running(archive, tmp_path, "0.0.0.0", "--allow-host", "refind.test", REFIND_MCP_TOKEN=TOKEN) as url:
+        local = url.replace("0.0.0.0", "127.0.0.1")
+        bearer = f"Bearer {TOKEN}"
+        assert await post(local, authorization=bearer) == 200
+        assert await post(local, authorization=bearer, host="refind.test") == 200
+        assert await post(local, authorization=bearer, host="evil.example") == 421

@@ -7,6 +7,7 @@ import pytest
 pytest.importorskip("mcp")
 
 import json
+from pathlib import Path
 
 from mcp_harness import DATA, make_archive, refind, serve
 
@@ -120,3 +121,29 @@ async def test_ingest_tool_needs_the_flag_and_a_folder(tmp_path):
     async with serve(home, "--allow-ingest") as s:
         res = await s.call_tool("ingest", {})
         assert res.is_error and "no chat folder is configured" in res.content[0].text
+
+
+async def test_allow_ingest_does_not_follow_links_out_of_the_chat_folder(tmp_path):
+    """A symbolic link inside the chat folder to a folder or a file outside it: refused when named, skipped
+    (never opened) in the walk; a link that stays inside the folder is read."""
+    home = tmp_path / "home"
+    folder = tmp_path / "chats"
+    (folder / "real").mkdir(parents=True)
+    (folder / "real" / "new.json").write_text(json.dumps(NEW_CHAT), encoding="utf-8")
+    (folder / "inner").symlink_to(folder / "real")  # stays inside: fine
+    private = tmp_path / "private"
+    private.mkdir()
+    (private / "bank.json").write_text((DATA / "chats.json").read_text(), encoding="utf-8")
+    (folder / "linked").symlink_to(private)
+    (folder / "one.json").symlink_to(private / "bank.json")
+    async with serve(home, "--allow-ingest", REFIND_CHAT_FOLDER=str(folder)) as s:
+        for named in (folder / "linked", folder / "linked" / "bank.json", folder / "one.json"):
+            refused = await s.call_tool("ingest", {"paths": [str(named)]})
+            assert refused.is_error and "symbolic link" in refused.content[0].text, named
+            assert "outside the chat folder" in refused.content[0].text
+        report = await s.call_tool("ingest", {})
+        assert not report.is_error, report.content
+        skipped = {Path(x["path"]).name: x["reason"] for x in report.structured_content["skipped"]}
+        assert set(skipped) == {"linked", "one.json"} and all("outside" in r for r in skipped.values())
+        assert report.structured_content["added_turns"] == 1  # real/new.json (inner/ is the same folder)
+        assert (await s.call_tool("search", {"keywords": "umbrella"})).structured_content["results"] == []

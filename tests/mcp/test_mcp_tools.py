@@ -36,7 +36,12 @@ async def test_tools_and_schemas(archive):
         search = tools["search"].input_schema
         assert search["required"] == ["keywords"]
         assert set(search["properties"]) == {"keywords", "date_from", "date_to", "top_k", "context"}
-        assert set(tools["show"].input_schema["properties"]) == {"session_id", "turn_from", "turn_to"}
+        assert set(tools["show"].input_schema["properties"]) == {
+            "session_id",
+            "turn_from",
+            "turn_to",
+            "text_from",
+        }
         assert tools["show"].input_schema["required"] == ["session_id"]
         assert set(tools["ask"].input_schema["properties"]) == {"question", "mode", "now"}
         assert tools["ask"].input_schema["required"] == ["question"]

@@ -249,6 +249,27 @@ def test_discover_within_finds_what_a_full_walk_finds(tmp_path):
             assert {s.path for s in skips} == ({str(f)} & skipped), f
 
 
+def test_a_targeted_read_keeps_to_the_allowed_folders(svc, tmp_path):
+    from refind_desktop.ingest.walker import OUTSIDE_REASON, discover_within
+
+    chats, outside = tmp_path / "chats", tmp_path / "outside"
+    jsonl(chats / "inside.jsonl", [("the zqxinside note", "noted")])
+    jsonl(outside / "secret.jsonl", [("the zqxoutside note", "noted")])
+    (chats / "link.jsonl").symlink_to(outside / "secret.jsonl")
+    (chats / "linked").symlink_to(outside)
+    targets = [chats / "inside.jsonl", chats / "link.jsonl", chats / "linked" / "secret.jsonl"]
+    with Opens(outside) as opens:
+        found, skipped = discover_within(chats, targets, within=[chats])
+        report = svc.ingestor.ingest(targets, within=[chats], walk_root=chats)
+    assert [s.path.name for s in found] == ["inside.jsonl"]
+    assert {s.reason for s in skipped} == {OUTSIDE_REASON} and len(skipped) == 2
+    assert opens.paths == [], "nothing outside was opened"
+    assert report.added_turns == 1 and svc.index.num_turns() == 1
+    outside_skips = {s.path for s in report.skipped if s.reason == OUTSIDE_REASON}
+    assert outside_skips == {str((outside / "secret.jsonl").resolve())}  # both links lead to one file
+    assert discover_within(chats, targets)[0] != found, "without `within` the links are read"
+
+
 def test_watcher_reads_a_new_file_alone_and_a_burst_in_one_batch(svc, tmp_path):
     from refind_desktop.ingest.watcher import FolderWatcher
 

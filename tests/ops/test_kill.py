@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -15,6 +17,7 @@ def load_kill_test():
     return module
 
 
+@pytest.mark.slow  # some sixty `refind` processes, thirty of them killed
 def test_random_sigkills_lose_and_duplicate_nothing(tmp_path, refind_home):
     kt = load_kill_test()
     res = kt.run(kills=30, workdir=tmp_path, seed=7, n_jsonl=20, n_chatgpt=3, max_delay=0.8, budget_s=60)

@@ -29,6 +29,7 @@ print("done", flush=True)
 """
 
 
+@pytest.mark.slow  # eight `refind` processes, one of them holding the lock for ten seconds
 def test_three_processes_one_writes_second_writer_told_readers_read(refind_home, chats, tmp_path):
     assert refind(refind_home, "ingest", str(chats)).returncode == 0
     more = jsonl(tmp_path / "more" / "tram.jsonl", [("Which tram to Belem?", "Tram 15.")])

@@ -22,6 +22,7 @@ def run(*args: str | Path, env: dict | None = None, timeout: float = 300) -> sub
     )
 
 
+@pytest.mark.slow  # builds a wheel and installs it into a new venv
 def test_wheel_installs_in_a_fresh_venv_and_works(tmp_path):
     src = tmp_path / "src"  # build from a copy so the shared checkout gets no build/ or egg-info churn
     src.mkdir()

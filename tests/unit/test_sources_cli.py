@@ -67,7 +67,9 @@ def test_add_records_then_ingest_reads_them(home: Path, capsys) -> None:
     assert (
         out_json(capsys, "sources", "discover", "--add", "--only", "gemini")["added"] == []
     )  # no duplicates
-    assert out_json(capsys, "sources", "list") == [{"path": p, "exists": True} for p in data["added"]]
+    assert out_json(capsys, "sources", "list") == [
+        {"path": p, "exists": True, "forgotten": None} for p in data["added"]
+    ]
     report = out_json(capsys, "sources", "ingest")
     assert report["added_turns"] == 8 and report["skipped"] == []  # 4 Gemini turns + 4 Aider turns
     stats = out_json(capsys, "stats")
@@ -81,3 +83,45 @@ def test_ingest_without_sources_says_what_to_do(home: Path, capsys) -> None:
     assert main(["sources", "ingest"]) == 5
     assert "refind sources discover --add" in capsys.readouterr().err
     assert main(["sources", "remove", "/nowhere"]) == 5
+
+
+def test_list_marks_forgotten_and_missing_sources(home: Path, capsys) -> None:
+    gemini, aider = out_json(capsys, "sources", "discover", "--add", "--only", "gemini", "--only", "aider")[
+        "added"
+    ]
+    assert main(["sources", "ingest"]) == 0
+    assert main(["forget", gemini]) == 0
+    shutil.rmtree(home / "src")
+    capsys.readouterr()
+    rows = out_json(capsys, "sources", "list")
+    assert rows == [
+        {"path": gemini, "exists": True, "forgotten": gemini},
+        {"path": aider, "exists": False, "forgotten": None},
+    ]
+    assert main(["sources", "list"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out == [
+        f"{gemini}  (forgotten: not ingested until `refind unforget {gemini}`)",
+        f"{aider}  (missing)",
+    ]
+
+
+def test_discover_counts_a_folder_by_its_files_and_pluralises(tmp_path: Path, monkeypatch, capsys) -> None:
+    home = tmp_path / "home"
+    chat = home / "Downloads" / "WhatsApp Chat - Jonas"
+    chat.mkdir(parents=True)
+    (chat / "WhatsApp Chat with Jonas.txt").write_text(
+        "13/08/2025, 19:02 - Jonas: the ladder is in the shed\n"
+    )
+    (chat / "IMG-20250813-WA0001.jpg").write_bytes(b"\xff\xd8" + b"x" * 30_000)
+    monkeypatch.setenv("HOME", str(home))
+    for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR", "CONTINUE_GLOBAL_DIR"):
+        monkeypatch.delenv(var, raising=False)
+    [found] = out_json(capsys, "sources", "discover")["found"]
+    total = sum(f.stat().st_size for f in chat.iterdir())
+    assert (found["tool"], found["files"], found["size"]) == ("WhatsApp", 2, total)
+    assert main(["sources", "discover"]) == 0
+    out = capsys.readouterr().out
+    assert "Found 1 place with chat logs" in out and "2 files, 30.1 kB" in out
+    assert main(["sources", "discover", "--add"]) == 0
+    assert "Recorded 1 new source in " in capsys.readouterr().out

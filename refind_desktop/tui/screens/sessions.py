@@ -1,4 +1,8 @@
-"""SessionsPane: every indexed session by date and source, filterable; Enter opens the transcript."""
+"""SessionsPane: every indexed session by date and source, filterable; Enter opens the transcript.
+
+A messenger chat's conversations sit together under their chat (the `chat` column; the filter
+matches chat names too), chats ordered by their newest conversation.
+"""
 
 from __future__ import annotations
 
@@ -44,6 +48,7 @@ class SessionsPane(Vertical):
         table.add_column("date", key="date")
         table.add_column("format", key="format")
         table.add_column("turns", key="turns")
+        table.add_column("chat", key="chat")
         table.add_column("title", key="title")
         table.add_column("file", key="file")
 
@@ -83,8 +88,10 @@ class SessionsPane(Vertical):
                 or text in s.title.lower()
                 or text in s.source.lower()
                 or text in s.session_id.lower()
+                or text in s.chat_title.lower()
             )
         ]
+        rows = grouped(rows)
         tz = self.app.services.tz  # type: ignore[attr-defined]
         table = self.query_one(DataTable)
         table.clear()
@@ -93,12 +100,15 @@ class SessionsPane(Vertical):
                 day(s.started_at.astimezone(tz) if s.started_at else None),
                 plain(s.format, one_line=True),
                 str(s.turns),
+                plain(s.chat_title, one_line=True),
                 plain(s.title or s.session_id, one_line=True),
                 plain(Path(s.source).name, one_line=True),
                 key=s.session_id,
             )
+        chats = len({s.chat_id for s in rows if s.chat_id})
+        in_chats = f" ({chats} chats)" if chats else ""
         self.query_one("#sessions-summary", Label).update(
-            f"{len(rows)} of {len(self.sessions)} sessions, newest first · click a column to sort"
+            f"{len(rows)} of {len(self.sessions)} sessions{in_chats}, newest first · click a column to sort"
         )
 
     @on(DataTable.RowSelected, "#sessions-table")
@@ -118,3 +128,11 @@ class SessionsPane(Vertical):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         forward_failure(self, event)
+
+
+def grouped(rows: list[SessionInfo]) -> list[SessionInfo]:
+    """Sessions newest first, with each chat's conversations right after its newest one."""
+    order: dict[str, list[SessionInfo]] = {}
+    for s in rows:
+        order.setdefault(s.chat_id or "\0" + s.session_id, []).append(s)
+    return [s for members in order.values() for s in members]

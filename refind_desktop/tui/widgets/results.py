@@ -24,8 +24,7 @@ class HitItem(ListItem):
             (f"{block.rank}. ", "bold"),
             (printable(block.session_title or block.session_id, one_line=True), "bold"),
             (
-                f"  {day(block.session_date.astimezone(tz) if block.session_date else None)}"
-                f"  turn {block.turn}",
+                f"  {day(block.date.astimezone(tz) if block.date else None)}  turn {block.turn}",
                 "dim",
             ),
         )

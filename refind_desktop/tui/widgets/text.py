@@ -89,7 +89,7 @@ def trajectory_line(event: object) -> Text:
             for b in list(getattr(event, "blocks", []))[:3]:
                 turn = next((t for t in b.turns if t.turn == b.turn), b.turns[0])
                 line.append("\n   ")
-                line.append(day(b.session_date), "cyan")
+                line.append(day(b.date), "cyan")
                 line.append("  " + snippet(turn.text, " ".join(event.keywords), 160), "dim")  # type: ignore[attr-defined]
         return line
     if kind == "note":

@@ -192,6 +192,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if svc.index.num_turns() == 0:
         raise NotFoundError("nothing is indexed yet; add chat exports with `refind ingest PATH`")
     now = parse_now(args.now, svc.tz)
+    from ..llm.factory import backend_traits
     from ..llm.lazy import LazyBackend
 
     def loading() -> None:
@@ -199,7 +200,12 @@ def cmd_ask(args: argparse.Namespace) -> int:
             print("loading the model...", file=sys.stderr, flush=True)
 
     # built on the first model call: the first search and its hits print before the model loads
-    backend = LazyBackend(lambda: load_backend(svc, args.backend, args.model), on_load=loading)
+    # (its traits come from the settings, so choosing the controller does not build it)
+    backend = LazyBackend(
+        lambda: load_backend(svc, args.backend, args.model),
+        on_load=loading,
+        traits=backend_traits(svc.settings, args.backend, args.model),
+    )
     printer = None if args.json else StepPrinter(True, hide=svc.redactor.text)
     try:
         result = mode.run(svc, backend, question, now=now, on_event=printer)

@@ -14,6 +14,7 @@ prompt-eval counter).
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import threading
 import time
@@ -42,6 +43,31 @@ def import_llama_cpp() -> Any:
             "(or choose the openai back end: `refind config` / REFIND_BACKEND=openai)"
         ) from exc
     return llama_cpp
+
+
+LOGGER = "llama-cpp-python"
+"""The logger llama-cpp-python routes llama.cpp's own log lines through."""
+
+
+def quiet_load(llama_cpp: Any, **params: Any) -> Any:
+    """`llama_cpp.Llama(**params)` without a word on the terminal and without touching its file
+    descriptors.
+
+    With `verbose=False` llama-cpp-python silences the load by pointing file descriptors 1 and 2 at
+    /dev/null for its duration (`suppress_stdout_stderr`), for the whole process: a terminal app that
+    draws on stderr (Textual does) loses every frame it writes meanwhile, and its screen stays stale
+    until each region happens to change again. Here the load runs with `verbose=True`, its log lines
+    (sent through Python's `sys.stderr` by llama-cpp-python's log callback) go to /dev/null at the
+    Python level only, and the model is then told to stay quiet: its per-call prints check
+    `Llama.verbose`, and llama.cpp's log lines pass through the logger's level."""
+    with open(os.devnull, "w", encoding="utf-8") as sink, contextlib.redirect_stderr(sink):
+        with contextlib.redirect_stdout(sink):
+            try:
+                llm = llama_cpp.Llama(verbose=True, **params)
+            finally:
+                logging.getLogger(LOGGER).setLevel(logging.ERROR)
+    llm.verbose = False
+    return llm
 
 
 def reused_prefix(cached: list[int], prompt: list[int]) -> int:
@@ -121,12 +147,12 @@ class LlamaBackend:
     def _model(self) -> Any:
         if self._llm is None:
             try:
-                self._llm = self._llama_cpp.Llama(
+                self._llm = quiet_load(
+                    self._llama_cpp,
                     model_path=str(self.model_path),
                     n_ctx=self.n_ctx,
                     n_threads=self.n_threads,
                     n_gpu_layers=self.n_gpu_layers,
-                    verbose=False,
                     **self.tuning,
                 )
             except (ValueError, RuntimeError, OSError) as exc:

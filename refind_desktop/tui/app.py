@@ -17,7 +17,7 @@ from textual import on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.reactive import reactive
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Header, Input, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
@@ -29,7 +29,14 @@ from .indexing import DEBOUNCE, FolderIndexing
 from .messages import (
     WorkerFailed,
 )
-from .model_cache import BackendFactory, ModelCache, ModelLoading, default_backend_factory
+from .model_cache import (
+    BackendFactory,
+    BackendTraits,
+    ModelCache,
+    ModelLoading,
+    default_backend_factory,
+    default_backend_traits,
+)
 from .screens.ask import AskPane
 from .screens.discover import DiscoverScreen
 from .screens.modals import ErrorModal, HelpScreen, SkippedScreen, WelcomeScreen
@@ -56,8 +63,9 @@ class RefindApp(FolderIndexing, ModelLoading, SettingsEditing, App[None]):
         Binding("f4", "show_tab('sessions')", "Sessions", id="app.sessions"),
         Binding("f5", "show_tab('settings')", "Settings", id="app.settings"),
         Binding("ctrl+r", "rescan", "Rescan", id="app.rescan"),
-        Binding("ctrl+g", "stop_jobs", "Stop indexing/loading", id="app.stop"),
+        Binding("ctrl+g", "stop_jobs", "Stop", tooltip="Stop indexing or loading the model", id="app.stop"),
         Binding("ctrl+l", "prepare_model", "Load model", id="app.load_model", show=False),
+        Binding("f6", "skipped", "Skipped files", id="app.skipped", show=False),
     ]
     index_version: reactive[int] = reactive(0, init=False)
     """Bumped whenever the index changed; panes watch it."""
@@ -69,6 +77,7 @@ class RefindApp(FolderIndexing, ModelLoading, SettingsEditing, App[None]):
         *,
         folder: str | None = None,
         backend_factory: BackendFactory | None = None,
+        backend_traits: BackendTraits | None = None,
         watch: bool = True,
         debounce: float = DEBOUNCE,
     ) -> None:
@@ -78,7 +87,9 @@ class RefindApp(FolderIndexing, ModelLoading, SettingsEditing, App[None]):
         services.settings = self.settings
         self.folder_override = folder
         self.folder: str | None = None
-        self.models = ModelCache(backend_factory or default_backend_factory)
+        if backend_factory is None:  # the real back ends, told from settings before they are built
+            backend_factory, backend_traits = default_backend_factory, default_backend_traits
+        self.models = ModelCache(backend_factory, backend_traits)
         self.watch_folder = watch
         self.debounce = debounce
         self._ingest_cancel: threading.Event | None = None
@@ -98,7 +109,7 @@ class RefindApp(FolderIndexing, ModelLoading, SettingsEditing, App[None]):
             with TabPane("Sessions", id="sessions"):
                 yield SessionsPane(id="sessions-pane")
             with TabPane("Settings", id="settings"):
-                yield SettingsPane(self.settings, id="settings-pane")
+                yield SettingsPane(self.settings, self.folder_override, id="settings-pane")
         yield StatusBar(id="status")
         yield Footer()
 
@@ -159,13 +170,26 @@ class RefindApp(FolderIndexing, ModelLoading, SettingsEditing, App[None]):
     def session_chosen(self, message: SessionsPane.SessionChosen) -> None:
         self.push_screen(TranscriptScreen(message.session_id))
 
+    @on(AskPane.BusyChanged)
+    def ask_busy_changed(self, message: AskPane.BusyChanged) -> None:
+        for bar in self.query(StatusBar):  # none while the app shuts down
+            bar.answering = message.busy
+
     @on(StatusBar.SkippedRequested)
-    def skipped_requested(self) -> None:
-        self.push_screen(SkippedScreen(self.skipped))
+    def action_skipped(self) -> None:
+        """The files the ingest skipped, with reasons (F6, or a click on the status bar's count)."""
+        if not isinstance(self.screen, SkippedScreen):
+            self.push_screen(SkippedScreen(self.skipped))
 
     @on(StatusBar.CancelIndexingRequested)
     def cancel_requested(self) -> None:
         self.action_stop_jobs()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """While a dialog is open the tabs beneath it cannot be switched (nor shown in its footer)."""
+        if action == "show_tab" and isinstance(self.screen, ModalScreen):
+            return False
+        return True
 
     def action_show_tab(self, tab: str) -> None:
         """Switch to a tab and focus its main box."""
@@ -190,17 +214,24 @@ class RefindApp(FolderIndexing, ModelLoading, SettingsEditing, App[None]):
         for where, bindings in (
             ("everywhere", self.BINDINGS),
             ("ask", AskPane.BINDINGS),
+            ("settings", SettingsPane.BINDINGS),
             ("transcript", TranscriptScreen.BINDINGS),
         ):
             for b in bindings:
                 if isinstance(b, Binding):
-                    rows.append((self.get_key_display(b), b.description, where))
+                    rows.append((self.keys_display(b.key), b.tooltip or b.description, where))
         rows += [
-            ("ctrl+p", "Command palette", "everywhere"),
-            ("ctrl+q", "Quit", "everywhere"),
-            ("enter", "Open the selected hit, citation or session", "lists"),
+            (self.keys_display("ctrl+p"), "Command palette", "everywhere"),
+            (self.keys_display("ctrl+q"), "Quit", "everywhere"),
+            (self.keys_display("enter"), "Open the selected hit, citation or session", "lists"),
+            (self.keys_display("tab,shift+tab"), "Next / previous box, list or button", "everywhere"),
+            (self.keys_display("escape"), "Close a dialog", "dialogs"),
         ]
         return rows
+
+    def keys_display(self, keys: str) -> str:
+        """Keys like "escape,q" written as the footer writes them: "esc / q"."""
+        return " / ".join(self.get_key_display(Binding(k.strip(), "")) for k in keys.split(","))
 
     def action_rescan(self) -> None:
         """Index the folder again (new, grown and removed files)."""
@@ -221,19 +252,20 @@ class RefindApp(FolderIndexing, ModelLoading, SettingsEditing, App[None]):
         self.prepare_model(self._model_cancel)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        # Textual's own "Keys" (its key panel) would sit beside ours (the F1 list) under the same name
+        yield from (c for c in super().get_system_commands(screen) if c.title != "Keys")
         for tab in ("ask", "search", "sessions", "settings"):
             yield SystemCommand(
                 tab.capitalize(), f"Go to the {tab} tab", lambda tab=tab: self.action_show_tab(tab)
             )
-        yield SystemCommand("Keys", "Show every key binding (F1)", self.action_help)
+        yield SystemCommand("Keys", "Every key binding, with what it does (F1)", self.action_help)
         yield SystemCommand("Rescan folder", "Index the chat folder again (Ctrl+R)", self.action_rescan)
         yield SystemCommand(
             "Stop indexing", "Stop the folder ingest or model loading (Ctrl+G)", self.action_stop_jobs
         )
         yield SystemCommand("Load model", "Prepare the model now (Ctrl+L)", self.action_prepare_model)
         yield SystemCommand(
-            "Skipped files", "Files the ingest could not read, with reasons", self.skipped_requested
+            "Skipped files", "Files the ingest could not read, with reasons (F6)", self.action_skipped
         )
 
     # ---- errors: the one place worker failures reach the user ---------------------------------
@@ -251,10 +283,8 @@ class RefindApp(FolderIndexing, ModelLoading, SettingsEditing, App[None]):
         group, error = worker.group, worker.error
         if group == "ingest":
             self.query_one(StatusBar).indexing = None
-        if group in ("ask", "model"):
-            self.query_one(AskPane).model_progress = None
-            if self.models.backend is None:
-                self.query_one(StatusBar).model = ""
+        if group in ("ask", "model") and self.models.backend is None:
+            self.model_unloaded()
         if isinstance(error, AgentCancelled):
             self.notify(error.message, timeout=4)
             return

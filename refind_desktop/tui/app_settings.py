@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 from ..config import Settings, load_settings, save_settings
 from ..errors import RefindError
+from .model_cache import backend_key
 from .screens.modals import ErrorModal
-from .widgets.status import StatusBar
 
 if TYPE_CHECKING:  # the mixin sees the App it is mixed into
     from textual.app import App
@@ -49,6 +49,6 @@ class SettingsEditing(_AppPart):
         if folder and str(folder) != (self.folder or ""):
             self.folder_override = None
             self.open_folder(str(folder))
-        if self.settings.backend != old.backend:
-            self.query_one(StatusBar).model = ""
+        if backend_key(self.settings) != backend_key(old):
+            self.model_unloaded()  # type: ignore[attr-defined]  # ModelLoading, beside this mixin
         return self.settings

@@ -161,7 +161,8 @@ class FolderIndexing(_AppPart):
 
     def on_stats_loaded(self, message: StatsLoaded) -> None:
         self.skipped = message.skipped
-        self.query_one(StatusBar).stats = self._stats(message)
+        if self.query(StatusBar):  # a worker's late message while the app shuts down finds none
+            self.query_one(StatusBar).stats = self._stats(message)
 
     def _stats(self, loaded: StatsLoaded | None = None, watching: str | None = None) -> IndexStats:
         old = self.query_one(StatusBar).stats

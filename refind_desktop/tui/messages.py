@@ -52,12 +52,20 @@ class StatsLoaded(Message):
 
 
 @dataclass
+class ModelLoadStarted(Message):
+    """The model back end started loading (it had not been loaded, or the settings chose another one)."""
+
+    label: str
+    """The model's name as the status bar shows it."""
+
+
+@dataclass
 class ModelProgressed(Message):
     """Model preparation progress in bytes (total 0 when unknown); coalesced."""
 
     done: int
     total: int
-    label: str = "preparing the model"
+    label: str = "the model"
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, ModelProgressed)
@@ -67,7 +75,8 @@ class ModelProgressed(Message):
 class BackendReady(Message):
     """A model back end is loaded and can answer."""
 
-    name: str
+    label: str
+    """The model's name as the status bar shows it."""
 
 
 @dataclass

@@ -157,3 +157,37 @@ def test_no_network_connection_is_opened(embedded_gguf: Path, monkeypatch: pytes
     b = LlamaBackend(embedded_gguf, n_ctx=512, n_threads=0)
     out = b.complete([ChatMessage("user", "Reply with OK.")], max_tokens=4)
     assert out.usage.calls == 1 and out.text
+
+
+@pytest.mark.slow
+def test_loading_leaves_the_terminal_file_descriptors_alone(embedded_gguf: Path, capfd):
+    """A terminal app draws on stderr (Textual does) while the model loads in a thread: the load must
+    neither point descriptors 1 and 2 elsewhere (the app's frames would be lost) nor write on them."""
+    import os
+    import threading
+
+    null = os.stat(os.devnull)
+    silenced: set[int] = set()
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            for fd in (1, 2):
+                st = os.fstat(fd)
+                if (st.st_dev, st.st_ino) == (null.st_dev, null.st_ino):
+                    silenced.add(fd)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        b = LlamaBackend(embedded_gguf, n_ctx=512, n_threads=0)
+        b.load()
+    finally:
+        done.set()
+        watcher.join()
+    assert silenced == set()
+    out = capfd.readouterr()
+    assert out.out == "" and out.err == ""
+    assert b.complete([ChatMessage("user", "Say hi.")], max_tokens=3).text  # and it stays quiet
+    out = capfd.readouterr()
+    assert out.out == "" and out.err == ""

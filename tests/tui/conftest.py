@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from helpers.tui import SAMPLES, responder
 
+from refind_desktop.llm.lazy import traits_of
 from refind_desktop.llm.scripted import ScriptedBackend
 from refind_desktop.services import build_services
 
@@ -46,7 +47,8 @@ def backend() -> ScriptedBackend:
 
 @pytest.fixture
 def make_app(chats: Path, backend: ScriptedBackend):
-    """RefindApp over build_services(), the sample folder and the scripted back end."""
+    """RefindApp over build_services(), the sample folder and the scripted back end (its traits known
+    before it is built, as the real back ends' are)."""
     made = []
 
     def make(folder: Path | None = chats, **kwargs):
@@ -54,6 +56,7 @@ def make_app(chats: Path, backend: ScriptedBackend):
 
         svc = build_services()
         kwargs.setdefault("backend_factory", lambda settings, progress=None: backend)
+        kwargs.setdefault("backend_traits", lambda settings: traits_of(backend))
         kwargs.setdefault("debounce", 0.2)
         app = RefindApp(svc, folder=str(folder) if folder else None, **kwargs)
         made.append(svc)

@@ -10,10 +10,18 @@ from textual.widgets import Input, ListView
 from refind_desktop.agent import FinishEvent, NoteEvent, SearchEvent
 from refind_desktop.agent.keywords import search_words
 from refind_desktop.errors import BackendError
+from refind_desktop.llm.catalog import embedded_entry
 from refind_desktop.llm.scripted import ScriptedBackend
-from refind_desktop.tui.messages import AgentStepped, AnswerStreamed, QuestionAnswered, WorkerFailed
+from refind_desktop.tui.messages import (
+    AgentStepped,
+    AnswerStreamed,
+    BackendReady,
+    ModelLoadStarted,
+    QuestionAnswered,
+    WorkerFailed,
+)
 from refind_desktop.tui.screens import AskPane, ErrorModal, TranscriptScreen
-from refind_desktop.tui.widgets import AnswerView, TrajectoryView
+from refind_desktop.tui.widgets import AnswerView, StatusBar, TrajectoryView
 
 
 async def ask(pilot, question: str) -> AskPane:
@@ -152,3 +160,58 @@ class TestAsk:
             assert record.mode == "one-search" and record.state == "done"
             assert made == ["openai"]
             assert [e.how for e in record.events if isinstance(e, NoteEvent)] == ["all"]
+
+
+class TestEvidenceFirst:
+    """The first search needs no model: its hits are shown before the model loads or is called."""
+
+    async def test_first_search_hits_show_while_a_slow_model_loads(self, make_app, backend):
+        gate = threading.Event()
+        built = []
+
+        def slow_load(settings, progress=None):  # a model that loads for as long as the test wants
+            built.append(1)
+            gate.wait(10)
+            return backend
+
+        seen = []
+        app = make_app(backend_factory=slow_load)
+        async with app.run_test(size=(120, 40), message_hook=seen.append) as pilot:
+            await wait_indexed(pilot)
+            bar = app.query_one(StatusBar)
+            pane = await ask(pilot, "When is my flight to Lisbon?")
+            trajectory = pane.query_one(TrajectoryView)
+            await wait_for(pilot, lambda: bool(trajectory.events))
+            first = trajectory.events[0]
+            assert isinstance(first, SearchEvent) and first.step == 1 and first.hits
+            assert "search flight, Lisbon" in str(trajectory.render())
+            # the model's load started only after the hits were posted, and it is still loading
+            await wait_for(pilot, lambda: bar.model.state == "loading")
+            assert built == [1] and backend.calls == [] and pane.busy
+            assert bar.model_text().startswith("model loading: ")
+            gate.set()
+            await wait_for(pilot, lambda: not pane.busy)
+            assert pane.records[1].state == "done" and backend.calls
+            kinds = [type(m) for m in seen if isinstance(m, AgentStepped | ModelLoadStarted | BackendReady)]
+            assert kinds.index(AgentStepped) < kinds.index(ModelLoadStarted) < kinds.index(BackendReady)
+            steps = [m.event for m in seen if isinstance(m, AgentStepped)]
+            assert steps[0] is first  # the search message came first, before any model call
+
+    async def test_status_bar_tells_the_models_real_state(self, make_app, backend):
+        gate = threading.Event()
+        backend.responder = responder(gate)  # the first model call waits for the test
+        app = make_app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait_indexed(pilot)
+            bar = app.query_one(StatusBar)
+            assert bar.model_text() == "model: not loaded"
+            pane = await ask(pilot, "When is my flight to Lisbon?")
+            await wait_for(pilot, lambda: len(backend.calls) == 1)
+            await wait_for(pilot, lambda: bar.model.state == "ready" and bar.answering)
+            name = embedded_entry().name  # the default model, named as the catalog names it
+            assert bar.model_text() == f"model answering: {name}"
+            assert f"model answering: {name}" in str(bar.query_one("#status-model").render())
+            gate.set()
+            await wait_for(pilot, lambda: not pane.busy)
+            await wait_for(pilot, lambda: not bar.answering)
+            assert bar.model_text() == f"model loaded: {name}"

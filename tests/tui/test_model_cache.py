@@ -43,3 +43,21 @@ def test_concurrent_askers_share_one_load() -> None:
     for t in threads:
         t.join(5)
     assert len(calls) == 1 and len(got) == 3 and len({id(b) for b in got}) == 1
+
+
+def test_a_back_end_with_load_is_loaded_before_it_is_called_ready() -> None:
+    order = []
+
+    class Local:
+        def load(self) -> None:  # the local model's weights: "ready" means they are in memory
+            order.append("weights")
+
+    def factory(settings, progress=None):
+        order.append("built")
+        return Local()
+
+    cache = ModelCache(factory)
+    cache.get(Settings(), on_load=lambda: order.append("loading"))
+    assert order == ["loading", "built", "weights"]
+    cache.get(Settings())
+    assert order == ["loading", "built", "weights"]

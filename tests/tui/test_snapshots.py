@@ -1,4 +1,5 @@
-"""Layout snapshots (SVG, pytest-textual-snapshot): ask after an answer, search hits, a transcript."""
+"""Layout snapshots (SVG, pytest-textual-snapshot): ask after an answer, search hits, a transcript, the
+first-run dialog."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 from helpers.tui import wait_for, wait_indexed
 from textual.widgets import Input
 
-from refind_desktop.tui.screens import AskPane, SearchPane, TranscriptScreen
+from refind_desktop.tui.screens import AskPane, SearchPane, TranscriptScreen, WelcomeScreen
 from refind_desktop.tui.widgets import StatusBar
 
 pytest.importorskip("pytest_textual_snapshot")
@@ -59,3 +60,12 @@ class TestLayout:
             await pilot.pause()
 
         assert snap_compare(make_app(), run_before=run_before, terminal_size=SIZE)
+
+    def test_first_run_dialog_over_its_own_footer(self, make_app, snap_compare):
+        async def run_before(pilot):
+            await wait_for(pilot, lambda: isinstance(pilot.app.screen, WelcomeScreen))
+            footer = pilot.app.screen.query_one("Footer")
+            await wait_for(pilot, lambda: bool(footer.query("FooterKey")))
+            await pilot.pause()
+
+        assert snap_compare(make_app(folder=None), run_before=run_before, terminal_size=SIZE)

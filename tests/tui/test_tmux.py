@@ -72,3 +72,36 @@ def test_ask_in_a_real_terminal(chats: Path, refind_home: Path):
         assert not alive(session)
     finally:
         subprocess.run(["tmux", "-L", SOCKET, "kill-server"], capture_output=True)
+
+
+@pytest.mark.slow
+def test_first_hits_show_while_the_real_model_loads(chats: Path, refind_home: Path, embedded_gguf: Path):
+    """`refind tui` with the embedded model: the first search's hits are on the screen before the
+    model has loaded and answered anything (its notes come from the model: they appear later)."""
+    session = f"refind-test-{uuid.uuid4().hex[:8]}"
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "TERM": "xterm-256color",
+        "REFIND_MODEL_CACHE": str(embedded_gguf.parent),
+    }
+    command = f"{sys.executable} -m refind_desktop tui --no-watch --folder {chats}"
+    subprocess.run(
+        ["tmux", "-L", SOCKET, "new-session", "-d", "-s", session, "-x", "160", "-y", "48", command],
+        check=True,
+        env=env,
+        cwd=ROOT,
+    )
+    try:
+        screen_until(session, lambda s: "6 sessions" in s and "18 turns" in s)
+        assert "model: not loaded" in tmux("capture-pane", "-p", "-t", session)
+        tmux("send-keys", "-t", session, "-l", "When is my flight to Lisbon?")
+        tmux("send-keys", "-t", session, "Enter")
+        first = screen_until(session, lambda s: "search flight, Lisbon" in s, timeout=120)
+        assert "2025-03-10" in first  # the hit's evidence line, verbatim
+        assert "noted" not in first and "model answering" not in first  # no model output yet
+        later = screen_until(session, lambda s: "noted" in s, timeout=600)
+        assert "search flight, Lisbon" in later and ": qwen2.5" in later  # the model's name
+        tmux("send-keys", "-t", session, "C-q")
+    finally:
+        subprocess.run(["tmux", "-L", SOCKET, "kill-server"], capture_output=True)

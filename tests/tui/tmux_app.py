@@ -9,6 +9,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for the 
 
 from helpers.tui import responder  # noqa: E402
 
+from refind_desktop.llm.lazy import traits_of  # noqa: E402
 from refind_desktop.llm.scripted import ScriptedBackend  # noqa: E402
 from refind_desktop.services import build_services  # noqa: E402
 from refind_desktop.tui import RefindApp  # noqa: E402
@@ -18,7 +19,12 @@ def main() -> None:
     backend = ScriptedBackend(responder())
     svc = build_services()
     try:
-        RefindApp(svc, folder=sys.argv[1], backend_factory=lambda settings, progress=None: backend).run()
+        RefindApp(
+            svc,
+            folder=sys.argv[1],
+            backend_factory=lambda settings, progress=None: backend,
+            backend_traits=lambda settings: traits_of(backend),
+        ).run()
     finally:
         svc.close()
 

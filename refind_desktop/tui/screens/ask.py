@@ -5,6 +5,7 @@ Its worker calls the headless core (`Agent.run`, or a registered raw-RAG runner)
 
 from __future__ import annotations
 
+import textwrap
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -13,6 +14,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Input, Label, ListItem, ListView, ProgressBar, Select
 from textual.worker import Worker, WorkerState
@@ -20,6 +22,7 @@ from textual.worker import Worker, WorkerState
 from ...llm.factory import BACKENDS
 from ...llm.lazy import LazyBackend
 from ...modes import get_mode, mode_names
+from ...terminal import printable
 from ..messages import AgentStepped, AnswerStreamed, QuestionAnswered, forward_failure
 from ..widgets.answer import AnswerView, TrajectoryView
 
@@ -45,18 +48,32 @@ class AskRecord:
     """running, done, failed or cancelled."""
 
 
+HISTORY_CHARS = 75
+"""A question in the side list is shortened, at a word, to about three of its lines."""
+
+
 class HistoryItem(ListItem):
-    """A previous question in the side list."""
+    """A previous question in the side list, wrapped at words (a long one shortened at a word, "…")."""
 
     def __init__(self, record: AskRecord) -> None:
-        super().__init__(Label(record.question, markup=False))
+        short = textwrap.shorten(printable(record.question), HISTORY_CHARS, placeholder=" …")
+        super().__init__(Label(short, markup=False, classes="history-question"))
         self.qid = record.qid
 
 
 class AskPane(Vertical):
     """Ask a question; Esc cancels the one in flight."""
 
-    BINDINGS = [Binding("escape", "cancel_question", "Cancel question", id="ask.cancel")]
+    BINDINGS = [
+        Binding("escape", "cancel_question", "Cancel question", id="ask.cancel"),
+        Binding("ctrl+o", "sources", "Sources", id="ask.sources"),
+    ]
+
+    @dataclass
+    class BusyChanged(Message):
+        """A question started (busy) or ended."""
+
+        busy: bool
 
     busy: reactive[bool] = reactive(False, init=False)
     model_progress: reactive[tuple[int, int] | None] = reactive(None, init=False)
@@ -107,7 +124,9 @@ class AskPane(Vertical):
         record = AskRecord(self._next_qid, question, self.mode)
         self._next_qid += 1
         self.records[record.qid] = record
-        self.query_one("#history", ListView).append(HistoryItem(record))
+        history = self.query_one("#history", ListView)
+        history.append(HistoryItem(record))
+        history.index = len(history) - 1
         self.query_one("#question", Input).value = ""
         self._running = record
         self._cancel = threading.Event()
@@ -119,7 +138,11 @@ class AskPane(Vertical):
     @work(thread=True, exclusive=True, group="ask", exit_on_error=False, description="answering a question")
     def run_question(self, qid: int, question: str, mode: str, cancel: threading.Event) -> None:
         app = self.app
-        backend = LazyBackend(lambda: app.acquire_backend(cancel), app.model_lock)  # type: ignore[attr-defined]
+        backend = LazyBackend(
+            lambda: app.acquire_backend(cancel),  # type: ignore[attr-defined]
+            app.model_lock,  # type: ignore[attr-defined]
+            traits=app.backend_traits(),  # type: ignore[attr-defined]  # the first search needs no model
+        )
         pieces: list[str] = []
 
         def on_event(event: object) -> None:
@@ -206,6 +229,7 @@ class AskPane(Vertical):
         view.streaming = record.state == "running"
         view.answer = record.answer
         view.citations = tuple(record.citations)
+        self.refresh_bindings()
 
     @on(ListView.Selected, "#history")
     def history_selected(self, event: ListView.Selected) -> None:
@@ -230,13 +254,22 @@ class AskPane(Vertical):
         if settings.backend in BACKENDS:
             self.query_one("#ask-backend", Select).value = settings.backend
 
+    def action_sources(self) -> None:
+        """Ctrl+O: to the shown answer's sources (Enter opens the transcript at the cited turn)."""
+        citations = self.query_one("#citations", ListView)
+        if len(citations):
+            citations.focus()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Esc (cancel) is offered only while a question runs."""
+        """Esc (cancel) is offered only while a question runs, Ctrl+O when the answer has sources."""
         if action == "cancel_question":
             return self.busy
+        if action == "sources":
+            return self.shown is not None and bool(self.records[self.shown].citations)
         return True
 
     def watch_busy(self, busy: bool) -> None:
+        self.post_message(self.BusyChanged(busy))
         self.set_class(busy, "-busy")
         self.refresh_bindings()
         focused = self.screen.focused

@@ -18,7 +18,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import Button, Label, SelectionList, Static
+from textual.widgets import Button, Footer, Label, SelectionList, Static
 
 from ...ingest import known_sources
 from ...ingest.known_sources import KnownSource
@@ -84,6 +84,7 @@ class DiscoverScreen(ModalScreen[list[str] | None]):
                 yield Button("Index selected", id="discover-add", variant="primary", disabled=True)
                 yield Button("Choose a folder instead", id="discover-folder")
                 yield Button("Later", id="discover-skip")
+        yield Footer()
 
     def on_mount(self) -> None:
         self.scan()

@@ -1,4 +1,7 @@
-"""Modal screens: copyable ErrorModal, skipped-files list, first-run folder choice and the help screen."""
+"""Modal screens: copyable ErrorModal, skipped-files list, first-run folder choice and the help screen.
+
+Each has its own footer (its keys, e.g. Esc, beside the app's): the footer of the screen underneath is
+covered, not squeezed."""
 
 from __future__ import annotations
 
@@ -7,9 +10,9 @@ from pathlib import Path
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, DataTable, Input, Label, Static, TextArea
+from textual.widgets import Button, DataTable, Footer, Input, Label, Static, TextArea
 
 from ..widgets.text import plain
 
@@ -31,6 +34,7 @@ class ErrorModal(ModalScreen[None]):
             with Horizontal(classes="buttons"):
                 yield Button("Copy", id="copy")
                 yield Button("Close", id="close", variant="primary")
+        yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#close", Button).focus()
@@ -60,6 +64,7 @@ class SkippedScreen(ModalScreen[None]):
             yield DataTable(id="skipped-table", cursor_type="row", zebra_stripes=True)
             with Horizontal(classes="buttons"):
                 yield Button("Close", id="close", variant="primary")
+        yield Footer()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
@@ -93,12 +98,13 @@ class WelcomeScreen(ModalScreen[str | None]):
                 "Type the folder that holds your exports, or try the bundled sample chats first. "
                 "You can change it later in Settings."
             )
-            yield Input(placeholder="~/Downloads/chat-exports", id="welcome-folder")
+            yield Input(placeholder="type a folder, e.g. ~/Downloads/chat-exports", id="welcome-folder")
             yield Label("", id="welcome-error")
             with Horizontal(classes="buttons"):
                 yield Button("Use this folder", id="use-folder", variant="primary")
                 yield Button("Open the sample chats", id="use-samples")
                 yield Button("Later", id="skip")
+        yield Footer()
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
@@ -137,9 +143,14 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Label("Keys", id="dialog-title")
-            with VerticalScroll():
-                yield DataTable(id="help-table", cursor_type="row", zebra_stripes=True)
-            yield Static("Ctrl+P opens the command palette: every action below is there too.", classes="hint")
+            yield Static(
+                "Ctrl+P opens the command palette, where the app's actions (tabs, rescan, stop, load "
+                "model, skipped files) can also be run by name.",
+                classes="hint",
+                id="help-hint",
+            )
+            yield DataTable(id="help-table", cursor_type="row", zebra_stripes=True)
+        yield Footer()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

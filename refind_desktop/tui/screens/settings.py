@@ -2,18 +2,27 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import Button, Input, Label, Select, Static
 
+from ... import locations
 from ...config import Settings
+from ...errors import RefindError
 from ...llm.factory import BACKENDS
+from ...terminal import printable
 from .ask import UI_MODES
+
+if TYPE_CHECKING:
+    from ...llm.catalog import ModelEntry
 
 EMBEDDED = "(embedded default)"
 CUSTOM = "(a GGUF file path…)"
@@ -24,18 +33,68 @@ def catalog_names() -> list[str]:
     return list(catalog_labels())
 
 
+def on_this_computer(entry: ModelEntry) -> str:
+    """Whether a catalog model can run here: "present" (its verified file is in the models folder),
+    "parts" (the embedded default: assembled from its installed parts at the first question) or
+    "missing" (it must be downloaded first: `refind models pull NAME`)."""
+    from ...llm import catalog
+
+    folders = [locations.models_dir()]
+    if os.environ.get(catalog.CACHE_ENV):
+        folders.append(Path(os.environ[catalog.CACHE_ENV]).expanduser())
+    if any(catalog.is_present(entry, folder) for folder in folders):
+        return "present"
+    if entry.parts:
+        try:
+            if catalog.part_files(entry.parts):
+                return "parts"
+        except RefindError:
+            pass
+    return "missing"
+
+
 def catalog_labels() -> dict[str, str]:
-    """Model name → menu label with its measured seconds per question and accuracy, when known."""
+    """Model name → menu label: measured seconds per question and accuracy when known, and "not
+    downloaded" for a model that is not on this computer yet."""
     try:
         from ...llm.catalog import list_models
 
-        return {m.name: f"{m.name} ({m.speed_note})" if m.speed_note else m.name for m in list_models()}
+        labels = {}
+        for m in list_models():
+            notes = [m.speed_note] if m.speed_note else []
+            if on_this_computer(m) == "missing":
+                notes.append("not downloaded")
+            labels[m.name] = f"{m.name} ({', '.join(notes)})" if notes else m.name
+        return labels
     except Exception:  # noqa: BLE001 - a broken catalog must not break the settings screen
         return {}
 
 
+def model_note(choice: object) -> str:
+    """What the settings say under the model menu about the chosen catalog model ("" for others)."""
+    try:
+        from ...llm.catalog import embedded_entry, get_model
+
+        entry = embedded_entry() if choice == EMBEDDED else get_model(str(choice))
+    except Exception:  # noqa: BLE001 - a path, or a broken catalog: nothing to say
+        return ""
+    size = f"{entry.size / 1e9:.1f} GB" if entry.size >= 1e9 else f"{entry.size / 1e6:.0f} MB"
+    state = on_this_computer(entry)
+    if state == "present":
+        return f"{entry.name} is on this computer."
+    if state == "parts":
+        return f"{entry.name} is installed; it is put together ({size}) at the first question."
+    return (
+        f"{entry.name} is not downloaded yet ({size}). Run `refind models pull {entry.name}` in a "
+        "terminal, then ask: until then questions fail with the same advice."
+    )
+
+
 class SettingsPane(VerticalScroll):
-    """Edits a copy of the settings; Save posts `SettingsSaved` with what changed."""
+    """Edits a copy of the settings; Save (or Ctrl+S) posts `SettingsSaved` with what changed."""
+
+    BINDINGS = [Binding("ctrl+s", "save", "Save settings", id="settings.save")]
+    can_focus = False  # Tab goes from field to field; the pane scrolls to the focused one
 
     @dataclass
     class SettingsSaved(Message):
@@ -43,9 +102,11 @@ class SettingsPane(VerticalScroll):
 
         changes: dict = field(default_factory=dict)
 
-    def __init__(self, settings: Settings, **kwargs) -> None:
+    def __init__(self, settings: Settings, watching: str | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
         self.settings = settings
+        self.watching = watching
+        """The folder this run watches without it being saved (`refind tui --folder`), if any."""
         self.labels = catalog_labels()
         self.names = list(self.labels)
 
@@ -53,7 +114,7 @@ class SettingsPane(VerticalScroll):
         s = self.settings
         model_choice = EMBEDDED if not s.model else (s.model if s.model in self.names else CUSTOM)
         yield Label("Chat folder (watched while the app runs)", classes="field-label")
-        yield Input(s.chat_folder, placeholder="~/chat-exports", id="set-folder")
+        yield Input(s.chat_folder, placeholder=self.folder_hint(), id="set-folder")
         yield Label("Answering mode", classes="field-label")
         yield Select(
             [(m, m) for m in UI_MODES],
@@ -76,6 +137,7 @@ class SettingsPane(VerticalScroll):
                 allow_blank=False,
                 id="set-model",
             )
+            yield Static("", id="set-model-note", classes="hint")
             yield Input(
                 s.model if model_choice == CUSTOM else "",
                 placeholder="/path/to/model.gguf",
@@ -121,6 +183,18 @@ class SettingsPane(VerticalScroll):
 
     def _show_model(self, value: object) -> None:
         self.set_class(value == CUSTOM, "-custom-model")
+        note = model_note(value)
+        self.query_one("#set-model-note", Static).update(note)
+        self.set_class("not downloaded" in note, "-model-missing")
+
+    def folder_hint(self) -> str:
+        """The folder box's placeholder: clearly not a value (the recorded sources, when those are used)."""
+        n = len(self.settings.sources)
+        if self.watching:
+            return f"not saved — this run watches {printable(self.watching, one_line=True)} (--folder)"
+        if n:
+            return f"not set — indexing {n} recorded source{'s' if n != 1 else ''} (`refind sources`)"
+        return "not set — type a folder, e.g. ~/chat-exports"
 
     def collect(self) -> dict | None:
         """The form's values as settings changes, or None (with the reason shown) when invalid."""
@@ -156,6 +230,10 @@ class SettingsPane(VerticalScroll):
     @on(Button.Pressed, "#settings-save")
     def save(self, event: Button.Pressed) -> None:
         event.stop()
+        self.action_save()
+
+    def action_save(self) -> None:
+        """Check the form and post what changed."""
         changes = self.collect()
         if changes is not None:
             self.query_one("#set-api-key", Input).value = ""

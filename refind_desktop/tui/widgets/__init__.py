@@ -2,6 +2,15 @@
 
 from .answer import AnswerView, CitationItem, TrajectoryView
 from .results import HitItem, ResultList
-from .status import IndexStats, StatusBar
+from .status import IndexStats, ModelStatus, StatusBar
 
-__all__ = ["AnswerView", "CitationItem", "HitItem", "IndexStats", "ResultList", "StatusBar", "TrajectoryView"]
+__all__ = [
+    "AnswerView",
+    "CitationItem",
+    "HitItem",
+    "IndexStats",
+    "ModelStatus",
+    "ResultList",
+    "StatusBar",
+    "TrajectoryView",
+]

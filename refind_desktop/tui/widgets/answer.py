@@ -77,6 +77,7 @@ class AnswerView(Vertical):
         view = self.query_one("#citations", ListView)
         view.clear()
         view.extend(CitationItem(s, t, title) for s, t, title in citations)
+        view.index = 0 if citations else None
 
     def on_list_view_selected(self, event: ListView.Selected) -> None:
         event.stop()

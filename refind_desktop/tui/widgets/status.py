@@ -1,4 +1,4 @@
-"""StatusBar: sources, sessions, turns, last update, skipped files, indexing and model progress."""
+"""StatusBar: sources, sessions, turns, last update, skipped files, indexing and the model's state."""
 
 from __future__ import annotations
 
@@ -24,6 +24,22 @@ class IndexStats:
     watching: str = ""
 
 
+@dataclass(frozen=True)
+class ModelStatus:
+    """The model back end's state: none (not loaded), preparing (assembling or downloading its file,
+    `percent` done), loading (into memory) or ready; `label` names the model."""
+
+    state: str = "none"
+    label: str = ""
+    percent: int = 0
+
+
+class StatusButton(Button):
+    """A status-bar button: clicked, never focused (its action has a key: Tab must not stop on it)."""
+
+    can_focus = False
+
+
 class StatusBar(Horizontal):
     """The bottom bar; the app sets its reactives, it posts requests up."""
 
@@ -38,27 +54,48 @@ class StatusBar(Horizontal):
     stats: reactive[IndexStats] = reactive(IndexStats, init=False)
     indexing: reactive[tuple[int, int] | None] = reactive(None, init=False)
     """(files done, files total) while a folder ingest runs, else None."""
-    model: reactive[str] = reactive("", init=False)
-    """Model state: "" (not loaded), "loading 40%", or the back end name when ready."""
+    model: reactive[ModelStatus] = reactive(ModelStatus, init=False)
+    """The model back end's state."""
+    answering: reactive[bool] = reactive(False, init=False)
+    """True while a question runs."""
 
     def compose(self) -> ComposeResult:
         yield Label("", id="status-counts")
         yield ProgressBar(id="status-progress", show_eta=False)
-        yield Button("cancel", id="status-cancel", compact=True)
-        yield Label("", id="status-model")
-        yield Button("0 skipped", id="status-skipped", compact=True)
+        yield StatusButton("cancel", id="status-cancel", compact=True)
+        yield Label("", id="status-model", markup=False)
+        yield StatusButton("0 skipped", id="status-skipped", compact=True)
 
     def on_mount(self) -> None:
         self.watch_indexing(self.indexing)
-        self.watch_model(self.model)
+        self._render_model()
 
     def watch_stats(self, _: IndexStats) -> None:
         self._render_counts()
 
-    def watch_model(self, value: str) -> None:
+    def watch_model(self, _: ModelStatus) -> None:
+        self._render_model()
+
+    def watch_answering(self, _: bool) -> None:
+        self._render_model()
+
+    def model_text(self) -> str:
+        """The model part of the bar, state first (a narrow bar cuts the name's end), e.g. "model
+        answering: qwen2.5-coder-1.5b-instruct"."""
+        m = self.model
+        if m.state == "preparing":
+            return f"model preparing {m.percent}%: {m.label}"
+        if m.state == "loading":
+            return f"model loading: {m.label}"
+        if m.state == "ready":
+            return f"model {'answering' if self.answering else 'loaded'}: {m.label}"
+        return "model: not loaded · searching" if self.answering else "model: not loaded"
+
+    def _render_model(self) -> None:
         if not self._composed():
             return  # on_mount renders it
-        self.query_one("#status-model", Label).update(f"model: {value or 'not loaded'}")
+        self.set_class(self.model.state in ("preparing", "loading"), "-model-loading")
+        self.query_one("#status-model", Label).update(self.model_text())
 
     def watch_indexing(self, value: tuple[int, int] | None) -> None:
         self.set_class(value is not None, "-indexing")

@@ -6,6 +6,7 @@ benchmarks and the tests; `paths` points it at another refind home without envir
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import timezone, tzinfo
@@ -105,8 +106,9 @@ class Services:
         return Redactor(self.settings.redact)
 
     def stats(self) -> dict:
-        """What `refind stats --json` and the MCP `stats` tool report: sources, sessions, turns,
-        per-format counts, skipped files with reasons, and the zone naive times were read in."""
+        """What `refind stats --json` and the MCP `stats` tool report: sources (files present), sessions,
+        turns, per-format counts, skipped files with reasons, the zone naive times were read in, and
+        the source files that are gone while the archive keeps their turns (`gone`)."""
         data = self.catalog.totals()
         data["skipped"] = [{"path": p, "reason": r} for p, r in self.catalog.skipped()]
         data["index_turns"] = self.index.num_turns()
@@ -116,7 +118,23 @@ class Services:
         data["held"] = [{"path": p, "reason": d} for p, k, d in notes if k == "held"]
         data["forgotten"] = self.catalog.ignored()
         data["rebuild_pending"] = (self.paths.data_dir / REBUILD_NAME).exists()
+        data["gone"] = self._gone_sources(data)
         return data
+
+    def _gone_sources(self, data: dict) -> list[dict]:
+        """Source files that no longer exist, whose turns the archive keeps (`forget` deletes them);
+        they are taken out of the present-file counts of `data`."""
+        counts = self.catalog.source_counts()
+        gone = []
+        for rec in self.catalog.files():
+            if os.path.lexists(rec.path):
+                continue
+            sessions, turns = counts.get(rec.path, (0, 0))
+            gone.append({"path": rec.path, "format": rec.format, "sessions": sessions, "turns": turns})
+            data["sources"] -= 1
+            if rec.format in data["formats"]:
+                data["formats"][rec.format]["files"] -= 1
+        return gone
 
     def close(self) -> None:
         """Release the catalog connection."""

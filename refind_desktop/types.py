@@ -35,6 +35,8 @@ class Session:
     session that stands alone."""
     chat_title: str = ""
     """The chat's name (the conversation's `title` adds its date)."""
+    continues: str = ""
+    """Id of the session this one continues (a resumed or forked transcript), when known."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +63,8 @@ class SessionInfo:
     chat_id: str = ""
     """The chat this session is a conversation of ("" for a session that stands alone)."""
     chat_title: str = ""
+    continues: str = ""
+    """Id of the session this one continues (a resumed or forked transcript), or ""."""
 
 
 @dataclass(frozen=True, slots=True)

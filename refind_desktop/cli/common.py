@@ -149,30 +149,40 @@ _JSON_ESCAPES = {
 
 
 class Progress:
-    """A progress bar on stderr when it is a terminal; silent otherwise."""
+    """A progress bar on stderr when it is a terminal; silent otherwise (and when `enabled` is False).
 
-    def __init__(self, label: str) -> None:
+    With `turns`, the bar reads "files done/found", the turns added so far and the time left."""
+
+    def __init__(self, label: str, enabled: bool = True, turns: bool = False) -> None:
         self.label = label
         self._bar = None
-        if sys.stderr.isatty():
-            from rich.progress import BarColumn, MofNCompleteColumn, TextColumn
+        if enabled and sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
             from rich.progress import Progress as RichProgress
 
+            columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn()]
+            if turns:
+                columns += [
+                    TextColumn("files, {task.fields[turns]} turns,"),
+                    TimeRemainingColumn(),
+                    TextColumn("left"),
+                ]
             self._bar = RichProgress(
-                TextColumn("{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("{task.fields[note]}"),
+                *columns,
+                TextColumn("{task.fields[note]}", markup=False),  # a file name is never markup
                 transient=True,
-                console=None,
+                console=Console(stderr=True),
             )
-            self._task = self._bar.add_task(label, total=None, note="")
+            self._task = self._bar.add_task(label, total=None, note="", turns=0)
             self._bar.start()
 
-    def update(self, done: int, total: int | None, note: str = "") -> None:
+    def update(self, done: int, total: int | None, note: str = "", turns: int | None = None) -> None:
         """Move the bar."""
         if self._bar is not None:
-            self._bar.update(self._task, completed=done, total=total, note=note[-60:])
+            extra = {} if turns is None else {"turns": f"{turns:,}"}
+            shown = printable(note, one_line=True)[-60:]
+            self._bar.update(self._task, completed=done, total=total, note=shown, **extra)
 
     def close(self) -> None:
         """Remove the bar."""

@@ -111,18 +111,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_reindex)
 
 
-def run_ingest(svc, paths: list[Path], force: bool = False, accept_shrink: bool = False):
-    """Ingest with a progress bar; shared by `ingest`, `reindex` and `demo`."""
-    bar = Progress("ingesting")
+def run_ingest(svc, paths: list[Path], force: bool = False, accept_shrink: bool = False, bar: bool = True):
+    """Ingest with a progress bar (files, turns, time left; on a terminal, unless `bar` is False);
+    shared by `ingest` and `demo`."""
+    progress = Progress("ingesting", enabled=bar, turns=True)
     try:
         return svc.ingestor.ingest(
             paths,
             force=force,
             accept_shrink=accept_shrink,
-            progress=lambda p: bar.update(p.files_done, p.files_total, Path(p.current).name),
+            progress=lambda p: progress.update(
+                p.files_done, p.files_total, Path(p.current).name, turns=p.turns_added
+            ),
         )
     finally:
-        bar.close()
+        progress.close()
 
 
 def print_ingest_report(report) -> None:
@@ -153,7 +156,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         names = ", ".join(printable(shell_command(p), one_line=True) for p in missing)
         raise NotFoundError(f"no such file or folder: {names}; nothing was ingested")
     svc = services()
-    report = run_ingest(svc, [p for p in args.paths if p not in missing], args.force, args.accept_shrink)
+    report = run_ingest(
+        svc, [p for p in args.paths if p not in missing], args.force, args.accept_shrink, bar=not args.json
+    )
     if args.json:
         print_json({**report.to_json(), "missing": [str(p) for p in missing]})
     else:
@@ -257,6 +262,7 @@ def cmd_show(args: argparse.Namespace) -> int:
                     "title": rec.title,
                     "source": rec.source,
                     "chat": place,
+                    "continues": rec.continues or None,
                     "turns": [
                         {"turn": t.turn, "speaker": t.speaker, "timestamp": t.timestamp, "text": t.text}
                         for t in turns
@@ -273,8 +279,18 @@ def cmd_show(args: argparse.Namespace) -> int:
     )
     if place:
         print(printable(hide(chat_place_line(place)), one_line=True))
+    if rec.continues:
+        print(printable(hide(f"continues {continues_line(svc.catalog, rec.continues)}"), one_line=True))
     print_turns(turns, args.turn, hide)
     return 0
+
+
+def continues_line(catalog, sid: str) -> str:
+    """`<session id> (<title>, turns before this session's first)` of the session a resumed one continues."""
+    earlier = catalog.get_session(sid)
+    if earlier is None:
+        return f"{sid} (not in the archive)"
+    return f"{sid} ({earlier.title or 'untitled'}, {earlier.n_turns} turns; `{shell_command('refind', 'show', sid)}`)"
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
@@ -284,7 +300,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
     if args.json:
         print_json(data)
         return 0
-    print(f"{data['sources']} sources, {data['sessions']} sessions, {data['turns']} turns")
+    gone = f" (and {len(data['gone'])} gone, turns kept)" if data["gone"] else ""
+    print(f"{data['sources']} sources{gone}, {data['sessions']} sessions, {data['turns']} turns")
     print(f"times without a zone (WhatsApp, Telegram, SillyTavern) read in {data['timezone']}")
     for name, f in sorted(data["formats"].items()):
         print(f"  {name:<12} {f['files']:>5} files {f['sessions']:>7} sessions {f['turns']:>9} turns")
@@ -292,6 +309,13 @@ def cmd_stats(args: argparse.Namespace) -> int:
         print(printable(f"PARTIAL {entry['path']}: {entry['reason']}", one_line=True))
     for entry in data["held"]:
         print(printable(f"HELD {entry['path']}: {entry['reason']}", one_line=True))
+    if data["gone"]:
+        print(
+            f"{len(data['gone'])} sources gone, turns kept (the archive keeps them; "
+            "`refind forget PATH` deletes them):"
+        )
+        for g in data["gone"]:
+            print(printable(f"  GONE {g['path']}: {g['turns']} turns kept", one_line=True))
     if data["rebuild_pending"]:
         print("a reindex was interrupted: run `refind reindex` (or any ingest) to finish it")
     if data["forgotten"]:
@@ -339,13 +363,15 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     from ..config import load_settings
     from ..services import reindex
 
-    bar = Progress("reindexing")
+    bar = Progress("reindexing", turns=True)
     try:
         result = reindex(
             load_settings(),
             folders=args.from_sources or (),
             from_sources=args.from_sources is not None,
-            progress=lambda p: bar.update(p.files_done, p.files_total, Path(p.current).name),
+            progress=lambda p: bar.update(
+                p.files_done, p.files_total, Path(p.current).name, turns=p.turns_added
+            ),
         )
     finally:
         bar.close()
@@ -356,6 +382,10 @@ def cmd_reindex(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     for p in result.gone:
-        print(printable(f"gone, not re-ingested: {p}", one_line=True), file=sys.stderr)
+        print(printable(f"gone, turns kept: {p}", one_line=True), file=sys.stderr)
+    if result.kept_turns:
+        print(
+            f"{result.kept_turns} turns of files that are gone were rebuilt from the archive", file=sys.stderr
+        )
     print_ingest_report(result.report)
     return 0

@@ -166,7 +166,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     if not paths:
         raise NotFoundError("no sources recorded: run `refind sources discover --add` first")
     try:
-        report = run_ingest(svc, paths, args.force)
+        report = run_ingest(svc, paths, args.force, bar=not args.json)
     finally:
         svc.close()
     if args.json:

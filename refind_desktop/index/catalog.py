@@ -16,6 +16,8 @@ from ..terminal import scrub
 from ..types import SessionInfo
 from .integrity import DAMAGED_HINT
 from .migrations import enable_wal, migrate
+from .transcripts import MIGRATION as TRANSCRIPTS_MIGRATION
+from .transcripts import TranscriptIds
 
 MIGRATIONS: list[tuple[str, str]] = [
     (
@@ -48,6 +50,7 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX sessions_chat ON sessions(chat, started_at);
     """,
     ),
+    TRANSCRIPTS_MIGRATION,
 ]
 
 
@@ -79,16 +82,18 @@ class SessionRecord:
     chat: str = ""
     """The chat this session is a conversation of ("" for a session that stands alone)."""
     chat_title: str = ""
+    continues: str = ""
+    """The session this one continues (a resumed or forked transcript), or ""."""
 
 
-_COLS = "sid, ord, source, format, title, started_at, n_turns, hashes, chat, chat_title"
+_COLS = "sid, ord, source, format, title, started_at, n_turns, hashes, chat, chat_title, continues"
 
 
 def _ts(value: float | None) -> datetime | None:
     return datetime.fromtimestamp(value, tz=timezone.utc) if value is not None else None
 
 
-class Catalog:
+class Catalog(TranscriptIds):
     """Files, sessions and skipped files. Changes become durable at `commit()`."""
 
     def __init__(self, path: Path, check: bool = True) -> None:
@@ -241,7 +246,7 @@ class Catalog:
 
     def clear_index_rows(self) -> None:
         """Drop every file, session, skip, note and duplicate row (a rebuild); the ignore list stays."""
-        for table in ("files", "sessions", "skipped", "file_notes", "dupes"):
+        for table in ("files", "sessions", "skipped", "file_notes", "dupes", "transcript_ids"):
             self.db.execute(f"DELETE FROM {table}")
 
     def integrity_problem(self) -> str | None:
@@ -287,7 +292,17 @@ class Catalog:
     def _session(row: tuple) -> SessionRecord:
         hashes = tuple(row[7].split(",")) if row[7] else ()
         return SessionRecord(
-            row[0], row[1], row[2], row[3] or "", row[4] or "", _ts(row[5]), row[6], hashes, row[8], row[9]
+            row[0],
+            row[1],
+            row[2],
+            row[3] or "",
+            row[4] or "",
+            _ts(row[5]),
+            row[6],
+            hashes,
+            row[8],
+            row[9],
+            row[10] or "",
         )
 
     def put_session(self, rec: SessionRecord, participants: list[str] | None = None) -> None:
@@ -295,7 +310,7 @@ class Catalog:
         started = rec.started_at.timestamp() if rec.started_at else None
         self.db.execute(
             "INSERT OR REPLACE INTO sessions(sid, ord, source, format, title, started_at, participants, "
-            "n_turns, hashes, chat, chat_title) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            "n_turns, hashes, chat, chat_title, continues) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
             (
                 rec.sid,
                 rec.ord,
@@ -308,8 +323,18 @@ class Catalog:
                 ",".join(rec.hashes),
                 rec.chat,
                 rec.chat_title,
+                rec.continues or None,
             ),
         )
+
+    def participants(self, sid: str) -> list[str]:
+        """The participants recorded for a session."""
+        row = self.db.execute("SELECT participants FROM sessions WHERE sid=?", (sid,)).fetchone()
+        try:
+            names = json.loads(row[0]) if row and row[0] else []
+        except ValueError:
+            names = []
+        return [str(n) for n in names] if isinstance(names, list) else []
 
     def delete_session(self, sid: str) -> None:
         """Remove a session row."""
@@ -326,13 +351,13 @@ class Catalog:
     def session_infos(self, limit: int | None = None) -> Iterator[SessionInfo]:
         """Sessions newest first (unknown dates last)."""
         sql = (
-            "SELECT sid, title, source, format, started_at, n_turns, chat, chat_title FROM sessions "
+            "SELECT sid, title, source, format, started_at, n_turns, chat, chat_title, continues FROM sessions "
             "ORDER BY started_at IS NULL, started_at DESC, sid"
         )
         if limit:
             sql += f" LIMIT {int(limit)}"
         for r in self.db.execute(sql):
-            yield SessionInfo(r[0], r[1] or "", r[2], r[3] or "", _ts(r[4]), r[5], r[6], r[7])
+            yield SessionInfo(r[0], r[1] or "", r[2], r[3] or "", _ts(r[4]), r[5], r[6], r[7], r[8] or "")
 
     def chat_sessions(self, chat: str) -> list[SessionRecord]:
         """The conversations of one chat, oldest first (undated ones last)."""
@@ -389,6 +414,13 @@ class Catalog:
             marks = ",".join("?" * len(chunk))
             out += [r[0] for r in self.db.execute(f"SELECT ord FROM sessions WHERE sid IN ({marks})", chunk)]
         return out
+
+    def source_counts(self) -> dict[str, tuple[int, int]]:
+        """source path -> (sessions, turns) indexed from it."""
+        rows = self.db.execute(
+            "SELECT source, COUNT(*), COALESCE(SUM(n_turns),0) FROM sessions GROUP BY source"
+        )
+        return {r[0]: (r[1], r[2]) for r in rows}
 
     def totals(self) -> dict:
         """Counts for `refind stats`: sources, sessions, turns and per-format figures."""

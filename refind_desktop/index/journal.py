@@ -1,8 +1,8 @@
 """WriteJournal: sources whose index commit may be ahead of the catalog, so a crashed write can be redone.
 
-The index (tantivy) and the catalog (SQLite) cannot commit atomically together. Before the index
-commit of a source, the writer records the source here (fsynced); after the catalog commit it
-removes it. A source still listed at the next start was interrupted between the two commits and
+The index (tantivy) and the catalog (SQLite) cannot commit atomically together. Before an index
+commit, the writer records every source it covers here (one fsync for a whole batch of sources);
+after the catalog commit it removes them. A source still listed at the next start was interrupted between the two commits and
 is re-applied from scratch (ingest) or finished (forget). Only the holder of the writer lock
 touches the journal.
 """

@@ -91,6 +91,8 @@ class TurnWriter:
         self._index = index
         self._w = writer
         self.added = 0
+        self.pending = False
+        """Whether changes await a commit (a writer with none is closed without committing)."""
 
     def add_turns(self, session_id: str, source: str, sord: int, turns: Iterable[Turn]) -> int:
         """Add turns of one session; returns how many were added. A session written in a language with
@@ -125,27 +127,33 @@ class TurnWriter:
             self._w.add_document(doc)
             n += 1
         self.added += n
+        self.pending = self.pending or n > 0
         return n
 
     def commit(self) -> None:
         """Make everything written so far durable and visible."""
         self._w.commit()
+        self.pending = False
 
     def rollback(self) -> None:
         """Discard changes since the last commit."""
         self._w.rollback()
+        self.pending = False
 
     def delete_session(self, session_id: str) -> None:
         """Remove every turn of a session."""
         self._w.delete_documents_by_term("session", session_id)
+        self.pending = True
 
     def delete_turn(self, session_id: str, turn: int) -> None:
         """Remove one turn (before re-adding it)."""
         self._w.delete_documents_by_term("key", turn_key(session_id, turn))
+        self.pending = True
 
     def delete_source(self, source: str) -> None:
         """Remove every turn that came from one source file."""
         self._w.delete_documents_by_term("source", source)
+        self.pending = True
 
     def readd(self, view: TurnView, sord: int, source: str) -> None:
         """Replace a stored turn by an identical copy (moves it out of a segment being purged)."""
@@ -161,6 +169,7 @@ class TurnWriter:
     def delete_everything(self) -> None:
         """Remove every turn (an interrupted rebuild starts over)."""
         self._w.delete_all_documents()
+        self.pending = True
 
     def garbage_collect(self) -> None:
         """Delete files of segments that no longer hold live turns."""
@@ -262,7 +271,8 @@ class TurnIndex:
                 w.rollback()
                 raise
             else:
-                w.commit()
+                if tw.pending:
+                    tw.commit()
             finally:
                 w.wait_merging_threads()
         self._index.reload()

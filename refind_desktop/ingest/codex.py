@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import re
 from collections.abc import Iterator
@@ -52,6 +53,7 @@ class _Rollout:
     session_id: str = ""
     started_at: datetime | None = None
     thread_name: str = ""
+    forked_from: str = ""
     streams: dict[str, list[Message]] = field(
         default_factory=lambda: {_ITEMS: [], _EVENTS: [], _RESPONSES: []}
     )
@@ -94,11 +96,12 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
             started_at=r.started_at,
             participants=["user", "assistant"],
             turns=pair_turns(messages),
+            continues=f"codex:{r.forked_from}" if r.forked_from else "",
         )
     )
     if session is not None:
         for t in session.turns:
-            t.turn_id = f"{session_id}:{t.index}"
+            t.turn_id = t.turn_id or f"{session_id}:{t.index}"
         yield session
 
 
@@ -113,6 +116,8 @@ def _wrapped_line(obj: dict[str, Any], r: _Rollout, path: Path, lineno: int, ctx
         if not r.session_id and isinstance(payload.get("id"), str):
             r.session_id = payload["id"]  # a later session_meta is a forked parent's replay
             r.started_at = parse_timestamp(payload.get("timestamp")) or ts
+            if isinstance(payload.get("forked_from_id"), str):
+                r.forked_from = payload["forked_from_id"]
     elif kind == "response_item":
         _response_item(payload, r, ts)
     elif kind == "event_msg":
@@ -201,7 +206,17 @@ def _add(r: _Rollout, stream: str, role: str, text: str, ts: datetime | None) ->
     if ts is not None and key in r.seen:
         return  # forked/sub-agent files replay the parent's lines verbatim
     r.seen.add(key)
-    r.streams[stream].append(Message(role, text, ts))
+    r.streams[stream].append(Message(role, text, ts, _message_id(role, text, ts)))
+
+
+def _message_id(role: str, text: str, ts: datetime | None) -> str:
+    """A dated message's id across files: a forked rollout replays its parent's lines verbatim (same
+    time, same text), so the turns it replays get the ids they have in the parent's file. Codex
+    lines carry no message id of their own in every era; an undated message gets none."""
+    if ts is None:
+        return ""
+    digest = hashlib.blake2b(f"{role}\x1f{ts.isoformat()}\x1f{text}".encode(), digest_size=8).hexdigest()
+    return f"codex-msg:{digest}"
 
 
 def _roll_back(stream: list[Message], n: int) -> None:

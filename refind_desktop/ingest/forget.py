@@ -27,7 +27,8 @@ class Forgetting:
         The text is physically deleted (see `TurnIndex.purge`), not only hidden from results.
         The path goes on the ignore list (`refind forget --list`), so no later ingest, watcher
         or app brings it back until `unforget`. Copies of its sessions that other files hold
-        (kept once while this file's copy was indexed) are indexed from those files.
+        (kept once while this file's copy was indexed), and turns that resumed sessions in other
+        files replay from it, are indexed from those files.
         """
         with self._lock, self.index.write_lock():
             key = str(Path(target).expanduser().resolve())
@@ -92,7 +93,9 @@ class Forgetting:
 
         self.index.purge([r.sid for r in recs], paths, source_of)
         sids = [r.sid for r in recs]
-        revive = [p for p in self.catalog.dupe_sources(sids) if p not in set(paths)]
+        # files holding copies of these sessions, or replays of their turns (a resumed session)
+        held = set(self.catalog.dupe_sources(sids)) | set(self.catalog.replay_sources(sids))
+        revive = sorted(p for p in held if p not in set(paths))
         for p in revive:  # read again: their copies of the forgotten sessions become the indexed ones
             rec = self.catalog.get_file(p)
             if rec is not None:
@@ -106,6 +109,7 @@ class Forgetting:
             self.catalog.clear_skipped(f)
             self.catalog.clear_note(f)
             self.catalog.drop_dupes(source=f)
+            self.catalog.drop_transcripts(f)
         self.catalog.commit()
         self.catalog.checkpoint()
         for trash in self.index.path.parent.glob("trash-*"):  # what a killed reindex left behind

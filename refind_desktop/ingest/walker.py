@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -83,6 +83,8 @@ class Skipped:
     reason: str
 
 
+Known = Callable[[Path], "str | None"]
+
 OUTSIDE_REASON = (
     "a symbolic link to a place outside the allowed folders (the chat folder); not read. Ingest it yourself "
     "with `refind ingest PATH` if you mean to"
@@ -90,13 +92,18 @@ OUTSIDE_REASON = (
 
 
 def discover(
-    paths: Iterable[Path], limits: Limits | None = None, within: Iterable[Path] | None = None
+    paths: Iterable[Path],
+    limits: Limits | None = None,
+    within: Iterable[Path] | None = None,
+    known: Known | None = None,
 ) -> tuple[list[Source], list[Skipped]]:
     """Walk files and folders; return what can be ingested and what was skipped (with reasons).
 
     With `within`, nothing is read whose real path (symbolic links resolved) lies outside those folders
-    and files: such an entry is skipped with OUTSIDE_REASON before it is opened."""
-    walker = _Walker(limits or Limits(), within)
+    and files: such an entry is skipped with OUTSIDE_REASON before it is opened. `known(path)` may name
+    the format of a file that is unchanged since it was last ingested; such a file is not opened to
+    detect its format (the ingest then skips it after one `stat`)."""
+    walker = _Walker(limits or Limits(), within, known)
     for p in paths:
         p = Path(p)
         if not walker.inside(p):
@@ -110,11 +117,83 @@ def discover(
     return walker.sources, walker.skipped
 
 
+def discover_within(
+    root: Path,
+    targets: Iterable[Path],
+    limits: Limits | None = None,
+    known: Known | None = None,
+    within: Iterable[Path] | None = None,
+) -> tuple[list[Source], list[Skipped]]:
+    """What `discover([root], within=within)` would find at `targets` (files or folders inside `root`),
+    without walking the rest of `root`: each target gets the context of the folders above it (an export,
+    a Telegram or WhatsApp folder, a pruned or skipped folder), as a full walk would give it. The
+    watcher uses it for files that appear in a large folder."""
+    walker = _Walker(limits or Limits(), within, known)
+    names: dict[Path, set[str]] = {}
+    for target in targets:
+        try:
+            parts = Path(target).relative_to(root).parts
+        except ValueError:
+            continue
+        if not walker.inside(Path(target)):
+            walker.skipped.append(Skipped(str(target), OUTSIDE_REASON))
+            continue
+        if not parts:
+            walker.walk_dir(root, "")
+            continue
+        folder, context = Path(root), ""
+        for i, part in enumerate(parts):
+            if is_slack_dir(folder):
+                if walker._once(folder):
+                    walker.sources.append(Source(folder, "slack"))
+                break
+            if folder not in names:
+                try:
+                    names[folder] = set(os.listdir(folder))
+                except OSError:
+                    break
+            context = _context(names[folder], context)
+            child = folder / part
+            last = i == len(parts) - 1
+            if child.is_dir():
+                if _pruned_dir(child, context):
+                    break
+                if last:
+                    walker.walk_dir(child, context)
+                folder = child
+            elif last and (child.exists() or child.is_symlink()):
+                walker.add_file(child, context)
+            else:
+                break
+    return walker.sources, walker.skipped
+
+
+def _context(names: set[str], context: str) -> str:
+    """The context a folder's file names give its files (and sub-folders)."""
+    if any(CONVERSATIONS_NAME.match(n) for n in names):
+        return "export"
+    if "result.json" in names and context == "":
+        return "telegram"
+    if any(WHATSAPP_NAME.match(n) for n in names) and context == "":
+        return "whatsapp"
+    return context
+
+
+def _pruned_dir(child: Path, context: str) -> bool:
+    """A sub-folder the walk never enters."""
+    if child.name in SKIP_DIRS or agent_paths.pruned(child):
+        return True
+    return context == "telegram" and child.name in TELEGRAM_MEDIA_DIRS
+
+
 class _Walker:
     """Depth-first, name-sorted walk that remembers visited folders and the export it is inside."""
 
-    def __init__(self, limits: Limits, within: Iterable[Path] | None = None) -> None:
+    def __init__(
+        self, limits: Limits, within: Iterable[Path] | None = None, known: Known | None = None
+    ) -> None:
         self.limits = limits
+        self.known = known
         self.sources: list[Source] = []
         self.skipped: list[Skipped] = []
         self._seen: set[str] = set()
@@ -146,13 +225,7 @@ class _Walker:
         except OSError as e:
             self.skipped.append(Skipped(str(path), f"unreadable: {e.strerror or e}"))
             return
-        names = {e.name for e in entries}
-        if any(CONVERSATIONS_NAME.match(n) for n in names):
-            context = "export"
-        elif "result.json" in names and context == "":
-            context = "telegram"
-        elif any(WHATSAPP_NAME.match(n) for n in names) and context == "":
-            context = "whatsapp"
+        context = _context({e.name for e in entries}, context)
         for entry in entries:
             child = path / entry.name
             if not self.inside(child):
@@ -163,11 +236,8 @@ class _Walker:
             except OSError:
                 is_dir = False
             if is_dir:
-                if entry.name in SKIP_DIRS or agent_paths.pruned(child):
-                    continue
-                if context == "telegram" and entry.name in TELEGRAM_MEDIA_DIRS:
-                    continue
-                self.walk_dir(child, context)
+                if not _pruned_dir(child, context):
+                    self.walk_dir(child, context)
             else:
                 self.add_file(child, context)
 
@@ -178,6 +248,10 @@ class _Walker:
         if context != "explicit" and agent_paths.ignored(path):
             return
         if not self._once(path):
+            return
+        fmt = self.known(path) if self.known is not None else None
+        if fmt is not None:
+            self.sources.append(Source(path, fmt))
             return
         try:
             self.sources.append(Source(path, detect_file(path, self.limits)))

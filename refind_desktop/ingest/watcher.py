@@ -206,7 +206,9 @@ class FolderWatcher:
             return batch
 
     def _targets(self, changed: set[str]) -> list[str]:
-        """Known sources that changed are re-read alone; anything new rescans the folder."""
+        """Known sources that changed are re-read alone, a file inside a folder source (a Slack export)
+        re-reads that folder, and anything new is read where it lies (`Ingestor.ingest(walk_root=)`);
+        a path outside the watched folder (a link) rescans the folder."""
         known = {f.path for f in self.services.catalog.files()}
         targets: set[str] = set()
         for p in changed:
@@ -216,14 +218,13 @@ class FolderWatcher:
             rp = str(path.resolve())
             if self.services.catalog.ignored_root(rp) is not None:
                 continue  # forgotten: `refind unforget` brings it back
-            if rp in known and path.is_file():
-                targets.add(rp)
-                continue
-            owner = next((k for k in known if rp.startswith(k + "/")), None)
-            if owner is not None:  # a file inside a folder source (Slack export)
+            owner = next((str(a) for a in Path(rp).parents if str(a) in known), None)
+            if owner is not None:
                 targets.add(owner)
-            else:
+            elif rp == str(self.folder) or not rp.startswith(str(self.folder) + "/"):
                 return [str(self.folder)]
+            else:
+                targets.add(rp)
         return sorted(targets)
 
     def _report_deleted(self, deleted: set[str]) -> None:
@@ -246,7 +247,9 @@ class FolderWatcher:
         """Ingest, retrying while another process holds the writer lock; stops early on stop()."""
         while not self._stop.is_set():
             try:
-                report = self.services.ingestor.ingest([Path(p) for p in paths], cancel=self._stop)
+                report = self.services.ingestor.ingest(
+                    [Path(p) for p in paths], cancel=self._stop, walk_root=None if initial else self.folder
+                )
             except IndexLockedError as exc:
                 self._emit(
                     "busy",

@@ -57,9 +57,11 @@ def test_every_message_becomes_a_turn_with_its_own_time(exported, tmp_path, fmt,
     s, svc, report = _ingest(exported / fmt, tmp_path / "home")
     try:
         assert report.ingested_files == 1 and not report.skipped and not report.warnings
-        (rec,) = list(svc.catalog.iter_sessions())
-        assert rec.sid.startswith(prefix) and rec.title == "Rafael"
-        turns = svc.index.session_turns(rec.ord)
+        # one chat, cut into conversations at its quiet gaps: the two LoCoMo sittings, weeks apart
+        recs = sorted(svc.catalog.iter_sessions(), key=lambda r: r.started_at)
+        assert len(recs) == 2 and {(r.chat, r.chat_title) for r in recs} == {(recs[0].chat, "Rafael")}
+        assert recs[0].chat.startswith(prefix) and all(r.sid.startswith(recs[0].chat + ":") for r in recs)
+        turns = [t for r in recs for t in svc.index.session_turns(r.ord)]
         # every message is one turn, in order, spoken by its sender; an image sent alone is a WhatsApp
         # attachment line (dropped by the reader) and a Telegram photo message (a `[photo]` turn)
         texts = [t.text.removesuffix("\n[photo]") for t in turns]

@@ -14,7 +14,9 @@ def test_forget_removes_every_version_of_a_reingested_file(tmp_path, refind_home
     for i in range(5):
         jsonl_chat(chats / f"other{i}.jsonl", [(f"plain chat number {i} about bikes", "fine")])
     assert refind(refind_home, "ingest", str(chats)).returncode == 0
-    for i in range(3):  # unrelated commits in between: more segments
+    # unrelated commits in between: more segments, yet fewer than the 8 at which tantivy's merge policy
+    # merges small segments (a merge drops deleted turns itself, and the forget would have less to do)
+    for i in range(2):
         jsonl_chat(chats / f"later{i}.jsonl", [(f"later chat {i} about tea", "ok")])
         assert refind(refind_home, "ingest", str(chats)).returncode == 0
     jsonl_chat(secret, [(f"locker code {NEW}", "noted"), ("anything else?", "no")])  # rewritten
@@ -29,4 +31,4 @@ def test_forget_removes_every_version_of_a_reingested_file(tmp_path, refind_home
         assert grep(data, word) == [], f"{word} survives forget"
     out = refind(refind_home, "search", "plain", "chat", "bikes", "--top-k", "20")
     assert out.stdout.count("plain chat number") == 5
-    assert "later chat 2" in refind(refind_home, "search", "later", "tea").stdout
+    assert "later chat 1" in refind(refind_home, "search", "later", "tea").stdout

@@ -81,3 +81,39 @@ def test_statement_splitter_keeps_semicolons_in_strings():
         "INSERT INTO t VALUES ('a;b');",
         "SELECT 1;",
     ]
+
+
+@pytest.mark.parametrize("left", [2, 3], ids=["before-chats", "chats-only"])
+def test_an_old_catalog_migrates_through_every_step_and_keeps_its_rows(tmp_path, left):
+    from datetime import datetime, timezone
+
+    from refind_desktop.index.catalog import MIGRATIONS, Catalog, SessionRecord
+
+    path = tmp_path / "catalog.sqlite"
+    db = sqlite3.connect(path)
+    migrate(db, MIGRATIONS[:left])  # a catalog as an earlier release left it
+    db.execute(
+        "INSERT INTO sessions(sid, ord, source, format, title, started_at, participants, n_turns, hashes) "
+        "VALUES ('whatsapp:bo', 1, '/c/bo.txt', 'whatsapp', 'Bo', 0, '[]', 2, 'a,b')"
+    )
+    db.commit()
+    db.close()
+    cat = Catalog(path)
+    names = [r[0] for r in cat.db.execute("SELECT name FROM migrations ORDER BY rowid")]
+    assert names == [n for n, _ in MIGRATIONS] and names[2:] == ["003_session_chat", "004_transcript_ids"]
+    old = cat.get_session("whatsapp:bo")
+    assert (old.hashes, old.chat, old.chat_title, old.continues) == (("a", "b"), "", "", "")
+    when = datetime(2024, 3, 12, 9, 2, tzinfo=timezone.utc)
+    rec = SessionRecord(
+        "claude-code:b", 2, "/c/b.jsonl", "claude_code", "t", when, 1, ("h",), "chat:x", "X", "claude-code:a"
+    )
+    cat.put_session(rec, ["user"])
+    cat.put_transcript("claude_code", rec.sid, rec.source, [("u1", 0, when)])
+    cat.commit()
+    cat.close()
+    cat = Catalog(path)
+    assert cat.get_session(rec.sid) == rec, "put_session writes every column, chat and continues alike"
+    assert cat.positions(rec.sid) == {0: "u1"} and cat.participants(rec.sid) == ["user"]
+    (info,) = [i for i in cat.session_infos() if i.session_id == rec.sid]
+    assert (info.chat_id, info.chat_title, info.continues) == ("chat:x", "X", "claude-code:a")
+    cat.close()

@@ -156,9 +156,19 @@ def test_core_and_cli_never_import_textual():
 
 
 class TestIndexing:
-    async def test_initial_ingest_shows_progress_and_can_be_stopped(self, make_app, tmp_path):
+    async def test_initial_ingest_shows_progress_and_can_be_stopped(self, make_app, tmp_path, monkeypatch):
+        import time
+
+        from refind_desktop.ingest import generic
         from refind_desktop.tui.messages import IngestFinished, IngestProgressed
 
+        real = generic.parse
+
+        def slow_parse(path, ctx):  # batched ingest reads 120 small notes in well under a second
+            time.sleep(0.03)
+            yield from real(path, ctx)
+
+        monkeypatch.setattr(generic, "parse", slow_parse)
         folder = tmp_path / "many"
         folder.mkdir()
         for i in range(120):

@@ -61,7 +61,7 @@ def test_typed_caches_replace_the_untyped_extras(refind_home: Path) -> None:
         svc.close()
 
 
-def test_reindex_rebuilds_from_the_recorded_sources_and_reports_gone_files(tmp_path: Path) -> None:
+def test_reindex_rebuilds_from_the_recorded_sources_and_keeps_gone_files(tmp_path: Path) -> None:
     paths = Paths.under(tmp_path / "home")
     kept = _chat(tmp_path / "chats", "kept.jsonl", "tomato fertilizer")
     gone = _chat(tmp_path / "chats", "gone.jsonl", "bicycle chain")
@@ -73,14 +73,15 @@ def test_reindex_rebuilds_from_the_recorded_sources_and_reports_gone_files(tmp_p
     gone.unlink()
     seen = []
     result = reindex(Settings(timezone="UTC"), paths, progress=seen.append)
-    assert result.gone == [str(gone)]
-    assert result.report.added_turns == 1 and result.report.ingested_files == 1
+    assert result.gone == [str(gone)] and result.kept_turns == 1  # rebuilt from the archive
+    assert result.report.ingested_files == 1
     assert seen and seen[-1].files_done == 1
     svc = build_services(Settings(timezone="UTC"), paths)
     try:
-        assert [f.path for f in svc.catalog.files()] == [str(kept)]
-        assert svc.index.num_turns() == 1
-        assert not svc.engine.search("bicycle")
+        assert [f.path for f in svc.catalog.files()] == sorted([str(kept), str(gone)])
+        assert svc.index.num_turns() == 2
+        assert svc.engine.search("bicycle"), "the turns of a file that is gone are kept"
+        assert [g["path"] for g in svc.stats()["gone"]] == [str(gone)]
     finally:
         svc.close()
 

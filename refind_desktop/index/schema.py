@@ -9,11 +9,11 @@ import tantivy
 
 from ..lang import SUPPORTED, pack_for
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """2: the `cjk` bigram field (index/cjk.py) and the `said` field (the person's own words, index/said.py).
 3: the `who` field (a multi-party message's author, tokenized, so a search can match who spoke); messenger
-chats are stored as conversations (ingest/conversations.py), so `refind reindex` re-splits old chats; the
-`text_<lang>`/`said_<lang>` fields stem a session written in another language with its own stemmer."""
+chats are stored as conversations (ingest/conversations.py), so `refind reindex` re-splits old chats.
+4: the `text_<lang>`/`said_<lang>` fields stem a session written in another language with its own stemmer."""
 ANALYZER = "refind_en"
 LANGUAGES = tuple(code for code in SUPPORTED if code != "en")
 """Languages (besides English, which `text` and `said` stem) whose sessions are also indexed in fields of

@@ -52,25 +52,38 @@ def test_rrf4_sums_the_four_reciprocal_ranks():
     assert [(r.sord, r.turn) for r in rrf4(bm25, dense_turn, dense_session)][0] == (2, 0)
 
 
+def reads(term: str):
+    """A reading back end that states `term` from the passage line holding it, and nothing elsewhere."""
+
+    def respond(messages, schema):
+        data = messages[-1].content.split("<<<DATA", 1)[-1]
+        line = next((ln for ln in data.splitlines() if term in ln and ln.startswith("[T")), None)
+        if line is None:
+            return {"found": False, "items": []}
+        return {"found": True, "items": [{"turn": line[1 : line.index("]")], "words": term}]}
+
+    return respond
+
+
 def test_rawrag_answers_from_complete_turns_with_the_dense_order_fallback(archive, capsys):
-    backend = ScriptedBackend().enqueue("You flew to Lisbon [s:trip turn 1].")
+    backend = ScriptedBackend(responder=reads("Lisbon"))
     printed = []
     result = RAG_RUNNERS["rawrag"](
         archive, backend, "rawrag", "where did we fly and what did we eat?", None, printed.append
     )
-    assert result.mode == "rawrag" and result.citations == [("s:trip", 1)]
+    assert result.mode == "rawrag" and result.citations == [("s:trip", 1)] and "Lisbon" in result.answer
     data = result.to_json()
     step = data["trajectory"][0]
     assert step["type"] == "retrieve" and step["order"] == FALLBACK and step["reranker"] is None
     assert "no cross-encoder" in step["fallback_reason"]
-    assert data["retrieval"]["kept"] and data["trajectory"][-1]["reason"] == f"rawrag ({FALLBACK})"
+    reasons = [e.get("reason") for e in data["trajectory"]]
+    assert data["retrieval"]["kept"] and f"rawrag ({FALLBACK})" in reasons
+    # the answer stage reads after the search stage finished
+    assert [e["type"] for e in data["trajectory"]][-1] == "read"
     assert FALLBACK in capsys.readouterr().err  # the CLI output says so
-    prompt = backend.calls[-1].prompt
-    # the kept turns, verbatim, without tags (the program cites them itself; never the file's ids)
-    assert "- user: we flew to Lisbon and ate pastel de nata" in prompt
-    # sessions in the answer prompt are chronological
-    order = [prompt.index(f": {sid}\n") for sid in ("s:garden", "s:car", "s:trip") if f": {sid}\n" in prompt]
-    assert order == sorted(order) and len(order) >= 2
+    prompts = "\n".join(c.prompt for c in backend.calls)
+    # the kept turns are read verbatim, inside the data section
+    assert "user: we flew to Lisbon and ate pastel de nata" in prompts.split("<<<DATA", 1)[1]
 
 
 def test_rawrag_needs_embeddings_first(svc):
@@ -145,10 +158,12 @@ def hybrid_engine_of(svc, as_of):
 
 
 def test_agent_over_the_hybrid_engine(archive):
+    read = reads("winter tyres")
+
     def respond(messages, schema):
-        if schema is None:
-            return "New winter tyres [s:car turn 0]."
-        props = schema.get("properties", {})
+        props = (schema or {}).get("properties", {})
+        if "found" in props:
+            return read(messages, schema)
         if "answer" in props:
             return {"answer": "yes" if "tyres" in messages[-1].content else "no"}
         if "action" in props:

@@ -33,18 +33,30 @@ def local_day(when: datetime | None, tz: tzinfo) -> date | None:
 
 def event_day(words: str, said: datetime | None, tz: tzinfo, languages: tuple[str, ...]) -> Day | None:
     """The day `words` (a turn's own words for when something happened or will happen) name, read
-    against the turn's time `said` (a bare weekday or month is the last one before it); None when they
-    name no day. Words dateparser cannot read whole are searched for a date inside them ("am 10.
-    Januar")."""
-    from dateparser.date import DateDataParser  # deferred: loads its language data on first use
-    from dateparser.search import search_dates
-
+    against the turn's time `said`; None when they name no day. A day written without its year or week
+    ("am 23. Mai", "on Thursday") is the one nearest to when the turn was written, before or after it:
+    people write of what is coming as often as of what has been (the earlier one on a tie). Words
+    dateparser cannot read whole are searched for a date inside them ("am 10. Januar")."""
     words = " ".join(str(words or "").split())[:80]
     if not words or said is None:
         return None
     base = said.astimezone(tz).replace(tzinfo=None) if said.tzinfo else said
     langs = list(dict.fromkeys(languages))
-    settings = {"RELATIVE_BASE": base, "PREFER_DATES_FROM": "past", "RETURN_TIME_AS_PERIOD": True}
+    read = [_parse(words, base, langs, prefer) for prefer in ("past", "future")]
+    found = [r for r in read if r is not None]
+    if not found:
+        return None
+    day, period = min(found, key=lambda r: (abs((r[0] - base.date()).days), r[0]))
+    return Day(day, period if period in ("day", "week", "month", "year") else "day")
+
+
+def _parse(words: str, base: datetime, langs: list[str], prefer: str) -> tuple[date, str] | None:
+    """dateparser's reading of `words` against `base`, preferring dates from `prefer` ("past" or
+    "future") when the words leave it open."""
+    from dateparser.date import DateDataParser  # deferred: loads its language data on first use
+    from dateparser.search import search_dates
+
+    settings = {"RELATIVE_BASE": base, "PREFER_DATES_FROM": prefer, "RETURN_TIME_AS_PERIOD": True}
     with _lock:
         try:
             data = DateDataParser(languages=langs, settings=settings).get_date_data(words)
@@ -54,9 +66,7 @@ def event_day(words: str, said: datetime | None, tz: tzinfo, languages: tuple[st
                 found = hits[0][1] if hits else None
         except (ValueError, OverflowError, TypeError):
             return None
-    if found is None:
-        return None
-    return Day(found.date(), period if period in ("day", "week", "month", "year") else "day")
+    return (found.date(), period) if found is not None else None
 
 
 def distance(a: date, b: date, unit: str) -> int:

@@ -83,6 +83,18 @@ def test_time_words_are_read_against_the_turns_own_time_in_the_users_zone():
     assert event_day("soon-ish", said, UTC, ("en",)) is None
 
 
+def test_a_day_without_its_year_is_the_one_nearest_to_when_it_was_written():
+    monday = datetime(2024, 5, 20, 9, 0, tzinfo=UTC)
+    # a delivery announced for later this week, a trip told of afterwards
+    assert event_day("Lieferung ist am 23. Mai", monday, BERLIN, ("de",)).day == date(2024, 5, 23)
+    assert event_day("got back on May 12", monday, UTC, ("en",)).day == date(2024, 5, 12)
+    assert event_day("ich fang am 3. Juni an", datetime(2024, 2, 1, tzinfo=UTC), BERLIN, ("de",)).day == date(
+        2024, 6, 3
+    )
+    # a day that names its year keeps it
+    assert event_day("am 23. Mai 2023", monday, BERLIN, ("de",)).day == date(2023, 5, 23)
+
+
 def test_calendar_distances_count_as_a_person_does():
     assert distance(date(2024, 1, 31), date(2024, 3, 1), "months") == 1
     assert distance(date(2024, 3, 1), date(2024, 1, 31), "days") == 30

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from ..index.schema import stems
 from . import checks
 from .answerers import Composed, Found, answerer_for
+from .answerers.base import shown
 from .dates import local_day
 from .events import AnswerEvent, AnswerTokenEvent, Note
 from .evidence import Passage, passages
@@ -55,13 +56,47 @@ def distinctive(run: Run) -> set[str]:
     return {s for w in rare for s in stems(w, q.lang)}
 
 
+def naming(evidence: list[Passage], keys: set[str], lang: str) -> list[Passage]:
+    """The passages whose hit turns hold one of `keys`."""
+    if not keys:
+        return []
+    return [p for p in evidence if any(keys & set(stems(ln.view.text, lang)) for ln in p.lines if ln.hit)]
+
+
 def on_topic(evidence: list[Passage], keys: set[str], lang: str) -> list[Passage]:
     """The passages whose hit turns hold one of `keys` (a passage found by common words alone is not
     read); all of them when none does (then nothing is ruled out by wording)."""
-    if not keys:
-        return evidence
-    kept = [p for p in evidence if any(keys & set(stems(ln.view.text, lang)) for ln in p.lines if ln.hit)]
-    return kept or evidence
+    return naming(evidence, keys, lang) or evidence
+
+
+def spoken_of(run: Run, read: list[Passage]) -> Passage | None:
+    """The first passage read that shows the chats speak of what is asked, though no reading stated it:
+    it holds more than half of the question's content words. None when none does (then the thing asked
+    about is not in what was found, as far as its words tell)."""
+    q = run.asked
+    words = list(dict.fromkeys(q.subject))
+    if not words:
+        return None
+    for passage in read:
+        held = {s for ln in passage.lines for s in stems(ln.view.text, q.lang)}
+        if 2 * sum(1 for w in words if held & set(stems(w, q.lang))) > len(words):
+            return passage
+    return None
+
+
+def closest(run: Run, passage: Passage, done: int) -> Answer:
+    """No reading stated the answer, but the chats speak of it: show the turn that does, verbatim and
+    cited, instead of saying it is not in the history."""
+    q = run.asked
+    words = [set(stems(w, q.lang)) for w in dict.fromkeys(q.subject)]
+
+    def holds(ln) -> tuple[int, bool]:
+        mine = set(stems(ln.view.text, q.lang))
+        return sum(1 for w in words if mine & w), ln.hit
+
+    line = max(passage.lines, key=holds)  # the turn that holds most of the question's words
+    text = q.pack.say("closest", read=done, quote=shown(line.shown), tag=run.tags.tag(*line.ref))
+    return deliver(run, text, [line.ref])
 
 
 def of_the_time(evidence: list[Passage], run: Run) -> list[Passage]:
@@ -83,8 +118,9 @@ def answer(run: Run) -> Answer:
     """Stage 2 for `run` (see the module docstring)."""
     q = run.asked
     evidence = passages(evidence_notes(run), q.subject, first_search_first=not q.aggregates)
+    keys = distinctive(run)
     if q.kind != "recommend":
-        evidence = on_topic(evidence, distinctive(run), q.lang)
+        evidence = on_topic(evidence, keys, q.lang)
     evidence = of_the_time(evidence, run)
     for before in checks.BEFORE:
         refusal = before(q, evidence)
@@ -108,6 +144,9 @@ def answer(run: Run) -> Answer:
     for after in checks.AFTER:
         refusal = after(found)
         if refusal:
+            near = spoken_of(run, evidence[:done])
+            if near is not None:
+                return closest(run, near, done)
             return deliver(run, refusal, [], abstained=True)
     composed = answerer.compose(found, run) or _as_read(found)
     if answerer.kind == "recommend":

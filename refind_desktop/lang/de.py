@@ -191,6 +191,7 @@ KIND_CUES = cues(
 PHRASES = {
     "not_found": "Das steht nicht in deinem Verlauf: Ich habe {read} Abschnitte deiner Chats gelesen, "
     "und keiner sagt es.",
+    "closest": "Keiner der {read} gelesenen Abschnitte sagt es klar; am nächsten kommt: {quote} {tag}",
     "no_notes": "Das steht nicht in deinem Verlauf: Ich habe in deinen Chats nichts dazu gefunden.",
     "count": "Insgesamt {n}: {items}.",
     "total": "Insgesamt {total}: {items}.",

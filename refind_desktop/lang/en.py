@@ -134,6 +134,7 @@ a current count, a count, a date, a present state, a request for a suggestion, a
 
 PHRASES = {
     "not_found": "That is not in your history: I read {read} passages of your chats and none says it.",
+    "closest": "None of the {read} passages I read states it plainly; the closest is: {quote} {tag}",
     "no_notes": "That is not in your history: I found nothing about it in your chats.",
     "count": "{n} in total: {items}.",
     "total": "{total} in total: {items}.",

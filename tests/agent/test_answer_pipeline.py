@@ -232,6 +232,19 @@ def test_a_passage_that_states_nothing_lets_the_question_be_answered_not_in_the_
     )
 
 
+def test_a_passage_that_speaks_of_it_is_shown_not_called_absent():
+    # the chats speak of the cat, but the reading states no answer: the turn is shown, cited
+    result, _ = ask_once(
+        CHATS,
+        "How old is the cat Luna?",
+        NOW,
+        relevance={"relevant": [1]},
+        read={"found": False, "items": []},
+    )
+    assert not result.abstained and result.citations == [("s:cat", 0)]
+    assert "We adopted a cat called Luna." in result.answer and "not in your history" not in result.answer
+
+
 def test_nothing_to_read_abstains_without_a_model_call():
     result, backend = ask_once(CHATS, "When did I ride a zeppelin?", NOW)
     assert result.abstained and backend.calls == []

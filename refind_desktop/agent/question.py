@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, tzinfo
 
-from ..lang import Pack, detect, pack_for
+from ..lang import PACKS, Pack, detect, pack_for
 from ..search import timewords
 
 KINDS = (
@@ -50,6 +50,9 @@ class Question:
     """What a count counts, in the question's words ("ramen bars"); empty for other kinds."""
     personal: bool = False
     """About the person who asks ("my", "I"), not about what the assistant said ("you told me")."""
+    options: tuple[str, ...] = ()
+    """The two things an order question sets against each other ("the zoo", "the aquarium"), as it
+    writes them; empty when it names none."""
 
     @property
     def pack(self) -> Pack:
@@ -104,10 +107,10 @@ def span_unit(text: str, pack: Pack) -> str:
 
 
 def understand(text: str, now: datetime, tz: tzinfo, default_lang: str | None = None) -> Question:
-    """The `Question` of `text`, asked at `now` (in zone `tz`); its language is detected, else
-    `default_lang` (the archive's), else English."""
+    """The `Question` of `text`, asked at `now` (in zone `tz`); its language is detected among the
+    languages with a pack, else `default_lang` (the archive's), else English."""
     text = " ".join(text.split())
-    lang = detect(text) or default_lang or "en"
+    lang = detect(text, among=tuple(PACKS)) or default_lang or "en"
     pack = pack_for(lang)
     kind = kind_of(text, pack)
     lowered = {w.lower() for w in words(text)}
@@ -122,7 +125,31 @@ def understand(text: str, now: datetime, tz: tzinfo, default_lang: str | None = 
         time=timewords.resolve(text, now, tz, pack),
         thing=counted(text, pack) if kind in ("count", "latest") else "",
         personal=bool(lowered & pack.first_person) and not lowered & pack.second_person,
+        options=options(text, pack) if kind == "order" else (),
     )
+
+
+_CLAUSE = re.compile(r"[,:;?!]")
+
+
+def options(text: str, pack: Pack) -> tuple[str, ...]:
+    """The two things a question sets against each other with its one \"or\" (\"Which came first, the zoo
+    or the aquarium?\"): the clause's words on each side of it, less the function words that open them;
+    empty when there is no single \"or\" or a side holds no content word."""
+    found = list(pack.alternative.finditer(text)) if pack.alternative is not None else []
+    if len(found) != 1:
+        return ()
+    before = _CLAUSE.split(text[: found[0].start()])[-1]
+    after = _CLAUSE.split(text[found[0].end() :])[0]
+    out = []
+    for side in (before, after):
+        kept = words(side)
+        while kept and kept[0].lower() in pack.function_words | pack.filler_words:
+            kept = kept[1:]
+        if not subject_words(" ".join(kept), pack):
+            return ()
+        out.append(side[side.find(kept[0]) :].strip(" '\"\u2018\u2019\u201c\u201d"))
+    return tuple(out)
 
 
 def counted(text: str, pack: Pack) -> str:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
 from ..index.said import ASSISTANT_STYLE, person_words
+from ..index.schema import stems
 from ..lang import PACKS
 from . import prompts
 from .dates import Day, event_day
@@ -203,7 +204,7 @@ def check(q: Question, passage: Passage, data: dict, tz, order: int) -> list[Ite
         turn = int(str(raw.get("turn", "T-1"))[1:] or -1)
         words = " ".join(str(raw.get("words") or "").split()).strip(" .,;")
         line = holder(passage, turn, words)
-        if line is None:
+        if line is None or (q.kind in ANSWERS_A_THING and not news(words, q)):
             continue
         full = line.view.text
         value = raw.get("value")
@@ -231,6 +232,26 @@ def check(q: Question, passage: Passage, data: dict, tz, order: int) -> list[Ite
         seen.add(key)
         out.append(Item(line.ref, words, value, unit, day, said, order, full, own, copied(words, own)))
     return out
+
+
+ANSWERS_A_THING = ("lookup", "latest")
+"""Kinds whose answer is the thing itself, so its words must tell more than the question does."""
+
+
+def news(words: str, q: Question) -> bool:
+    """Whether `words` tell something the question does not: a number, or a content word (not a function
+    or asking word of the question's language) the question lacks. Words that only repeat the question
+    (\"the shampoo I use\" for \"Which shampoo do I use?\") answer nothing."""
+    pack = q.pack
+    skip = pack.function_words | pack.filler_words
+    asked = set(stems(q.text, q.lang))
+    for w in _TOKEN.findall(words):
+        low = w.lower()
+        if low in skip:
+            continue
+        if pack.number(low) is not None or set(stems(w, q.lang)) - asked:
+            return True
+    return False
 
 
 def holder(passage: Passage, turn: int, words: str) -> Line | None:

@@ -54,6 +54,8 @@ class Pack:
     """Answer sentences the program writes, with {placeholders} (see en.py for the keys)."""
     abstain: re.Pattern[str] | None = None
     """An answer that says the information is not there."""
+    alternative: re.Pattern[str] | None = None
+    """The word that sets two things against each other ("or"): an order question's two options."""
 
     def number(self, word: str) -> int | None:
         """The value of a number word or of digits, else None."""

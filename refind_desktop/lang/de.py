@@ -226,6 +226,7 @@ PACK = Pack(
     months=MONTHS,
     weekdays=WEEKDAYS,
     kind_cues=KIND_CUES,
+    alternative=re.compile(r"\boder\b", re.IGNORECASE),
     since_now=re.compile(r"\bher\b|\bvor wie vielen\b|\bseit\b", re.IGNORECASE),
     between=re.compile(
         r"\bwann\b|\bzwischen\b|\bbevor\b|\bnachdem\b|\bvor dem\b|\bnach dem\b", re.IGNORECASE

@@ -177,6 +177,7 @@ PACK = Pack(
     months=MONTHS,
     weekdays=WEEKDAYS,
     kind_cues=KIND_CUES,
+    alternative=re.compile(r"\bor\b", re.IGNORECASE),
     since_now=re.compile(r"\bago\b|\bhas it been\b|\bsince\b.*\?\s*$", re.IGNORECASE),
     between=re.compile(r"\bwhen\b|\bbetween\b|\bbefore\b|\bafter\b", re.IGNORECASE),
     occurrences=frozenset("times time occasions".split()),

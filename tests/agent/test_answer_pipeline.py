@@ -112,6 +112,11 @@ def compose(question: str, items: list[Item], now: datetime = NOW) -> str:
     return answerer_for(f.question.kind).compose(f, None).text
 
 
+def answer_of(question: str, items: list[Item], now: datetime = NOW):
+    f = found(question, items, now)
+    return answerer_for(f.question.kind).compose(f, None)
+
+
 def test_a_count_lists_each_thing_once_among_the_turns_that_name_the_thing():
     text = compose(
         "How many books did I read?",
@@ -342,3 +347,93 @@ def test_a_question_about_the_person_is_answered_from_what_the_person_said():
     items = check(q, p, data, UTC, 0)
     assert q.personal and [i.personal for i in items] == [False, True]
     assert not understand("What shampoo did you suggest to me?", NOW, UTC).personal
+
+
+def test_an_order_question_naming_two_things_orders_those_two_and_nothing_else_read():
+    items = [
+        item("I'm looking for book recommendations", said=day(5, 25), order=0),
+        item("joined a gym", said=day(3, 1), turn=1, order=1),
+        item(
+            "my first meetup",
+            said=day(5, 20),
+            turn=2,
+            order=2,
+            text="Marketing Professionals: my first meetup",
+        ),
+        item(
+            "our book club, Page Turners, met", said=day(4, 2), turn=3, order=3, text="Page Turners met today"
+        ),
+    ]
+    text = compose("Which group did I join first, 'Page Turners' or 'Marketing Professionals'?", items)
+    assert text == (
+        "First our book club, Page Turners, met (2 April 2024) [S1 T3], "
+        "then Marketing Professionals: my first meetup (20 May 2024) [S1 T2]."
+    )
+
+
+def test_an_order_with_one_option_unread_is_not_computed():
+    items = [item("the zoo", said=day(4, 2)), item("the museum", said=day(3, 9), turn=1)]
+    assert answer_of("Which did I visit first, the zoo or the aquarium?", items) is None
+
+
+def test_an_order_question_names_its_two_options_in_either_language():
+    q = understand(
+        "Was kam zuerst, die Ankündigung der Mieterhöhung oder Leas erster Tag im Laden?", NOW, UTC
+    )
+    assert q.kind == "order" and q.options == ("Ankündigung der Mieterhöhung", "Leas erster Tag im Laden")
+    q = understand("Which happened first, my trip to Rome or buying the car?", NOW, UTC)
+    assert q.options == ("trip to Rome", "buying the car")
+    assert understand("In what order did I visit the three museums?", NOW, UTC).options == ()
+
+
+def test_words_that_only_repeat_the_question_are_not_an_answer():
+    p = passage("Which shampoo do I use? I forgot.", "The lavender one from Trader Joe's.")
+    q = understand("Which shampoo do I use?", NOW, UTC)
+    echo = {"found": True, "items": [{"turn": "T0", "words": "shampoo do I use"}]}
+    assert check(q, p, echo, UTC, 0) == []
+    real = {"found": True, "items": [{"turn": "T1", "words": "lavender one from Trader Joe's"}]}
+    assert [i.ref for i in check(q, p, real, UTC, 0)] == [("s", 1)]
+    q = understand("Welches Buch hat Lea mir empfohlen?", NOW, UTC)
+    p = passage("Hab ich doch gesagt 😌", "Lies Tschick, das Buch ist super")
+    assert (
+        check(q, p, {"found": True, "items": [{"turn": "T0", "words": "Hab ich doch gesagt"}]}, UTC, 0) == []
+    )
+    assert check(q, p, {"found": True, "items": [{"turn": "T1", "words": "Tschick"}]}, UTC, 0)
+    # a number is news even when the question names the thing; a date question may repeat its event
+    q = understand("What is my locker number?", NOW, UTC)
+    assert check(
+        q,
+        passage("my locker number is 118"),
+        {"found": True, "items": [{"turn": "T0", "words": "locker number 118"}]},
+        UTC,
+        0,
+    )
+    q = understand("When did I go to the dentist?", NOW, UTC)
+    assert check(
+        q,
+        passage("went to the dentist"),
+        {"found": True, "items": [{"turn": "T0", "words": "go to the dentist", "when": None}]},
+        UTC,
+        0,
+    )
+
+
+def test_a_reading_that_repeats_the_question_lets_the_next_passage_answer():
+    chats = [
+        session("s:ask", day(3, 1), "What was the name of that ramen bar by the station?"),
+        session("s:tip", day(2, 1), "The ramen bar by the station is called Cocolo, go there!"),
+    ]
+
+    def read(prompt: str) -> dict:
+        turn = prompt.split("<<<DATA", 1)[1]
+        words = "Cocolo" if "Cocolo" in turn else "name of that ramen bar by the station"
+        return {"found": True, "items": [{"turn": "T0", "words": words}]}
+
+    result, _ = ask_once(
+        chats,
+        "What is the name of the ramen bar by the station?",
+        NOW,
+        relevance={"relevant": [1, 2]},
+        read=read,
+    )
+    assert result.answer.startswith("Cocolo") and result.citations == [("s:tip", 0)]

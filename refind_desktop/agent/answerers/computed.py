@@ -10,7 +10,7 @@ from collections import Counter
 from ...index.schema import stems
 from ..dates import distance
 from ..reading import Item
-from .base import Answerer, Composed, Found, amount, distinct, number, same_thing
+from .base import Answerer, Composed, Found, amount, distinct, number, same_thing, shown
 
 MAX_COUNTED = 100
 """A number written beside an item counts as that many of it up to this (a larger one is not a count)."""
@@ -143,8 +143,53 @@ def span(found: Found, run: object) -> Composed | None:
     return Composed(pack.say("span", n=number(n), unit=unit, items=listed), [a.ref, b.ref], computed=True)
 
 
+def _option(it: Item, keys: list[set[str]], lang: str) -> int | None:
+    """Which of the question's options an item tells of: the one more of whose words its own words hold,
+    else its turn holds; None when neither or both alike."""
+    for text in (it.words, it.text):
+        held = set(stems(text, lang))
+        hits = [len(k & held) for k in keys]
+        if max(hits) > 0 and hits.count(max(hits)) == 1:
+            return hits.index(max(hits))
+    return None
+
+
+def by_option(found: Found) -> Composed | None:
+    """An order between the two options the question names: each option's first dated item read (an item
+    is the option whose own words it holds), the two by their days; None unless both were read."""
+    q, pack = found.question, found.pack
+    keys = [set(stems(o, q.lang)) for o in q.options]
+    common = set.intersection(*keys)
+    keys = [k - common for k in keys]
+    if not all(keys):
+        return None
+    first: dict[int, Item] = {}
+    for it in _events(found):
+        side = _option(it, keys, q.lang)
+        if side is not None:
+            first.setdefault(side, it)
+    if len(first) < 2:
+        return None
+
+    def when(side: int):
+        it = first[side]
+        return found.day(it).day, it.said.timestamp() if it.said else 0.0
+
+    def told(side: int) -> str:  # the option as the question names it, unless the item's words do
+        it = first[side]
+        named = keys[side] <= set(stems(it.words, q.lang))
+        return found.dated(it) if named else f"{shown(q.options[side])}: {found.dated(it)}"
+
+    ranked = sorted(first, key=when)
+    listed = pack.say("then").join(told(s) for s in ranked)
+    return Composed(pack.say("order", items=listed), [first[s].ref for s in ranked], computed=True)
+
+
 def order(found: Found, run: object) -> Composed | None:
-    """The events read, by their days (reading order breaks a tie)."""
+    """Which of the two options the question names came first; for a question that names none, the
+    events read, by their days (reading order breaks a tie)."""
+    if len(found.question.options) == 2:
+        return by_option(found)
     events = _events(found)
     if len(events) < 2:
         return None

@@ -184,6 +184,10 @@ KIND_CUES = cues(
         r"gerade|normalerweise|meistens)\b",
     ),
     ("recommend", r"\b(empfiehl\w*|empfehl\w*|vorschl\w*|schlag\w* vor|tipps?|ideen?|was soll(te)? ich)\b"),
+    (
+        "lookup",
+        r"^\s*(kannst|könntest|weißt|erinnerst)\s+du\b.*\b(was|welche[rsnm]?|wer|wen|wem|wo|wie|warum)\b",
+    ),
     ("yesno", r"^\s*(hat|habe|hast|hatte|hatten|ist|war|bin|sind|waren|kann|konnte|wird|gibt es|gab es)\b"),
 )
 """Question cues, first match wins (the same kinds and order as the English pack)."""

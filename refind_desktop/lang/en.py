@@ -127,10 +127,16 @@ KIND_CUES = cues(
         "recommend",
         r"\b(recommend\w*|suggest\w*|tips?|ideas?|advice|any good|what should i|should i try)\b",
     ),
+    (
+        "lookup",
+        r"^\s*(can|could|would|will|do|did)\s+you\s+(please\s+)?(remind|tell|recall|remember|say|show|"
+        r"know)\b.*\b(what|which|who|whom|whose|where|how|why)\b",
+    ),
     ("yesno", r"^\s*(did|do|does|have|has|had|is|are|was|were|am|can|could|will)\b"),
 )
 """Question cues, first match wins: a span between events or to now, an order, a difference, a total,
-a current count, a count, a date, a present state, a request for a suggestion, a yes/no question."""
+a current count, a count, a date, a present state, a request for a suggestion, a request to tell or
+recall a thing ("can you remind me what …" asks for the thing, not for yes or no), a yes/no question."""
 
 PHRASES = {
     "not_found": "That is not in your history: I read {read} passages of your chats and none says it.",

@@ -19,7 +19,7 @@ def content_words(text: str, pack: Pack | None = None) -> list[str]:
     """The text's words that are neither function words nor words of asking (`pack`'s lists, English by
     default), in order, each once (case kept for names)."""
     p = _pack(pack)
-    skip = p.function_words | p.filler_words | frozenset(p.units)
+    skip = p.plain_words | frozenset(p.units)
     out: dict[str, str] = {}
     for m in _WORD.finditer(text):
         w = m.group(0).strip(".'")
@@ -79,7 +79,7 @@ def feedback_keywords(question: str, texts: list[str], extra: int = 3, pack: Pac
     """A follow-up search without a model call: the question's content words plus the `extra` words
     that recur most in the texts found relevant so far (pseudo-relevance feedback)."""
     p = _pack(pack)
-    skip = p.function_words | p.filler_words | ROLE_WORDS
+    skip = p.plain_words | ROLE_WORDS
     base = content_words(question, p)
     have = {w.lower() for w in base}
     counts: dict[str, int] = {}

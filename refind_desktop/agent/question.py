@@ -78,7 +78,7 @@ def words(text: str) -> list[str]:
 def subject_words(text: str, pack: Pack) -> tuple[str, ...]:
     """The content words of `text` in `pack`'s language, in order, each once, case kept."""
     out: dict[str, str] = {}
-    skip = pack.function_words | pack.filler_words
+    skip = pack.plain_words
     for w in words(text):
         low = w.lower().removesuffix("'s")
         if len(low) < 2 and not low.isdigit():
@@ -144,7 +144,7 @@ def options(text: str, pack: Pack) -> tuple[str, ...]:
     out = []
     for side in (before, after):
         kept = words(side)
-        while kept and kept[0].lower() in pack.function_words | pack.filler_words:
+        while kept and kept[0].lower() in pack.plain_words:
             kept = kept[1:]
         if not subject_words(" ".join(kept), pack):
             return ()

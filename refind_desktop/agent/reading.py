@@ -241,13 +241,12 @@ ANSWERS_A_THING = ("lookup", "latest")
 def news(words: str, q: Question) -> bool:
     """Whether `words` tell something the question does not: a number, or a content word (not a function
     or asking word of the question's language) the question lacks. Words that only repeat the question
-    (\"the shampoo I use\" for \"Which shampoo do I use?\") answer nothing."""
+    (\"the sunscreen I use\" for \"Which sunscreen do I use?\") answer nothing."""
     pack = q.pack
-    skip = pack.function_words | pack.filler_words
     asked = set(stems(q.text, q.lang))
     for w in _TOKEN.findall(words):
         low = w.lower()
-        if low in skip:
+        if low in pack.plain_words:
             continue
         if pack.number(low) is not None or set(stems(w, q.lang)) - asked:
             return True

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,11 @@ class Pack:
     """An answer that says the information is not there."""
     alternative: re.Pattern[str] | None = None
     """The word that sets two things against each other ("or"): an order question's two options."""
+
+    @cached_property
+    def plain_words(self) -> frozenset[str]:
+        """The function words and the words of asking: what says nothing of the thing asked about."""
+        return self.function_words | self.filler_words
 
     def number(self, word: str) -> int | None:
         """The value of a number word or of digits, else None."""

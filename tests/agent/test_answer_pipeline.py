@@ -358,16 +358,20 @@ def test_an_order_question_naming_two_things_orders_those_two_and_nothing_else_r
             said=day(5, 20),
             turn=2,
             order=2,
-            text="Marketing Professionals: my first meetup",
+            text="Running Crew: my first meetup",
         ),
         item(
-            "our book club, Page Turners, met", said=day(4, 2), turn=3, order=3, text="Page Turners met today"
+            "our chess club, Chess Corner, met",
+            said=day(4, 2),
+            turn=3,
+            order=3,
+            text="Chess Corner met today",
         ),
     ]
-    text = compose("Which group did I join first, 'Page Turners' or 'Marketing Professionals'?", items)
+    text = compose("Which club did I join first, 'Chess Corner' or 'Running Crew'?", items)
     assert text == (
-        "First our book club, Page Turners, met (2 April 2024) [S1 T3], "
-        "then Marketing Professionals: my first meetup (20 May 2024) [S1 T2]."
+        "First our chess club, Chess Corner, met (2 April 2024) [S1 T3], "
+        "then Running Crew: my first meetup (20 May 2024) [S1 T2]."
     )
 
 
@@ -377,28 +381,26 @@ def test_an_order_with_one_option_unread_is_not_computed():
 
 
 def test_an_order_question_names_its_two_options_in_either_language():
-    q = understand(
-        "Was kam zuerst, die Ankündigung der Mieterhöhung oder Leas erster Tag im Laden?", NOW, UTC
-    )
-    assert q.kind == "order" and q.options == ("Ankündigung der Mieterhöhung", "Leas erster Tag im Laden")
+    q = understand("Was kam zuerst, der Umzug nach Köln oder Miras erster Tag im Büro?", NOW, UTC)
+    assert q.kind == "order" and q.options == ("Umzug nach Köln", "Miras erster Tag im Büro")
     q = understand("Which happened first, my trip to Rome or buying the car?", NOW, UTC)
     assert q.options == ("trip to Rome", "buying the car")
     assert understand("In what order did I visit the three museums?", NOW, UTC).options == ()
 
 
 def test_words_that_only_repeat_the_question_are_not_an_answer():
-    p = passage("Which shampoo do I use? I forgot.", "The lavender one from Trader Joe's.")
-    q = understand("Which shampoo do I use?", NOW, UTC)
-    echo = {"found": True, "items": [{"turn": "T0", "words": "shampoo do I use"}]}
+    p = passage("Which sunscreen do I use? I forgot.", "The mineral one from the pharmacy.")
+    q = understand("Which sunscreen do I use?", NOW, UTC)
+    echo = {"found": True, "items": [{"turn": "T0", "words": "sunscreen do I use"}]}
     assert check(q, p, echo, UTC, 0) == []
-    real = {"found": True, "items": [{"turn": "T1", "words": "lavender one from Trader Joe's"}]}
+    real = {"found": True, "items": [{"turn": "T1", "words": "mineral one from the pharmacy"}]}
     assert [i.ref for i in check(q, p, real, UTC, 0)] == [("s", 1)]
-    q = understand("Welches Buch hat Lea mir empfohlen?", NOW, UTC)
-    p = passage("Hab ich doch gesagt 😌", "Lies Tschick, das Buch ist super")
+    q = understand("Welchen Film hat Mira mir empfohlen?", NOW, UTC)
+    p = passage("Hab ich doch gesagt 😌", "Schau Lola rennt, der Film ist super")
     assert (
         check(q, p, {"found": True, "items": [{"turn": "T0", "words": "Hab ich doch gesagt"}]}, UTC, 0) == []
     )
-    assert check(q, p, {"found": True, "items": [{"turn": "T1", "words": "Tschick"}]}, UTC, 0)
+    assert check(q, p, {"found": True, "items": [{"turn": "T1", "words": "Lola rennt"}]}, UTC, 0)
     # a number is news even when the question names the thing; a date question may repeat its event
     q = understand("What is my locker number?", NOW, UTC)
     assert check(

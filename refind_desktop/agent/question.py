@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, tzinfo
 
-from ..lang import PACKS, Pack, detect, pack_for
+from ..lang import Pack, language_of, pack_for
 from ..search import timewords
 
 KINDS = (
@@ -107,11 +107,10 @@ def span_unit(text: str, pack: Pack) -> str:
 
 
 def understand(text: str, now: datetime, tz: tzinfo, default_lang: str | None = None) -> Question:
-    """The `Question` of `text`, asked at `now` (in zone `tz`); its language is detected among the
-    languages with a pack, else `default_lang` (the archive's), else English."""
+    """The `Question` of `text`, asked at `now` (in zone `tz`); its language is the pack language
+    whose grammar words it uses (`language_of`), else `default_lang` (the archive's), else English."""
     text = " ".join(text.split())
-    lang = detect(text, among=tuple(PACKS)) or default_lang or "en"
-    pack = pack_for(lang)
+    pack = pack_for(language_of(text, default_lang))
     kind = kind_of(text, pack)
     lowered = {w.lower() for w in words(text)}
     since = kind == "span" and bool(pack.since_now.search(text)) and not pack.between.search(text)

@@ -5,6 +5,6 @@ from __future__ import annotations
 
 from .base import Pack
 from .detect import detect, detect_many
-from .packs import PACKS, SUPPORTED, pack_for
+from .packs import PACKS, SUPPORTED, language_of, pack_for
 
-__all__ = ["PACKS", "SUPPORTED", "Pack", "detect", "detect_many", "pack_for"]
+__all__ = ["PACKS", "SUPPORTED", "Pack", "detect", "detect_many", "language_of", "pack_for"]

@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime
 import pytest
 
 from refind_desktop.agent.question import understand
-from refind_desktop.lang import PACKS, detect, detect_many, pack_for
+from refind_desktop.lang import PACKS, detect, detect_many, language_of, pack_for
 from refind_desktop.search.timewords import resolve
 
 NOW = datetime(2024, 5, 8, 12, 0, tzinfo=UTC)
@@ -28,6 +28,26 @@ def test_a_short_question_naming_a_foreign_name_keeps_its_own_language():
         assert understand(text, now, UTC).lang == "en"
     for text in ("Wie heißt Jonas’ Katze?", "Wann hat Mira ihren Pass abgeholt?"):
         assert understand(text, now, UTC).lang == "de"
+
+
+def test_a_question_keeps_the_language_of_its_grammar_words_whatever_nouns_it_names():
+    # names and nouns travel between languages, the words that hold a question together do not
+    for text in (
+        "Where did I park the Volkswagen?",
+        "How often did I go to the Biergarten in München?",
+        "What did Jürgen say about the Autobahn?",
+    ):
+        assert language_of(text, "de") == "en", text
+        assert understand(text, NOW, UTC, default_lang="de").lang == "en", text
+    for text in ("Wann war ich beim Zahnarzt?", "Was hat Jonas gekauft?", "Wo ist der Schlüssel?"):
+        assert language_of(text, "en") == "de", text
+
+
+def test_a_question_of_names_alone_takes_the_archive_language():
+    assert language_of("Spotify?", "de") == "de"
+    assert language_of("Spotify?", "en") == "en"
+    assert language_of("Spotify?") == "en"
+    assert language_of("Spotify?", "xx") == "en"  # an archive language without a pack
 
 
 def test_every_pack_fills_every_answer_phrase():

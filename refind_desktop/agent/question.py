@@ -6,7 +6,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, tzinfo
+from functools import cached_property
 
+from ..index.schema import stems
 from ..lang import Pack, language_of, pack_for
 from ..search import timewords
 
@@ -58,6 +60,11 @@ class Question:
     def pack(self) -> Pack:
         """The question's language pack."""
         return pack_for(self.lang)
+
+    @cached_property
+    def asked_stems(self) -> frozenset[str]:
+        """The stems of all the question's words, as the index's analyzer makes them in its language."""
+        return frozenset(stems(self.text, self.lang))
 
     @property
     def aggregates(self) -> bool:

@@ -242,8 +242,7 @@ def news(words: str, q: Question) -> bool:
     """Whether `words` tell something the question does not: a number, or a content word (not a function
     or asking word of the question's language) the question lacks. Words that only repeat the question
     (\"the sunscreen I use\" for \"Which sunscreen do I use?\") answer nothing."""
-    pack = q.pack
-    asked = set(stems(q.text, q.lang))
+    pack, asked = q.pack, q.asked_stems
     for w in _TOKEN.findall(words):
         low = w.lower()
         if low in pack.plain_words:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from ..index.schema import stems
 from . import checks
-from .answerers import Composed, Found, answerer_for
+from .answerers import Answerer, Composed, Found, answerer_for
 from .answerers.base import shown
 from .dates import local_day
 from .events import AnswerEvent, AnswerTokenEvent, Note
@@ -63,10 +63,14 @@ def naming(evidence: list[Passage], keys: set[str], lang: str) -> list[Passage]:
     return [p for p in evidence if any(keys & set(stems(ln.view.text, lang)) for ln in p.lines if ln.hit)]
 
 
-def on_topic(evidence: list[Passage], keys: set[str], lang: str) -> list[Passage]:
-    """The passages whose hit turns hold one of `keys` (a passage found by common words alone is not
-    read); all of them when none does (then nothing is ruled out by wording)."""
-    return naming(evidence, keys, lang) or evidence
+def by_wording(evidence: list[Passage], keys: set[str], lang: str) -> tuple[list[Passage], list[Passage]]:
+    """(first, aside): the passages whose hit turns hold one of `keys` are read first, and the ones
+    found by common words alone are set aside (a small model reads a loosely related passage as an
+    answer); when none holds one, all are read first (nothing is ruled out by wording)."""
+    first = naming(evidence, keys, lang)
+    if not first:
+        return evidence, []
+    return first, [p for p in evidence if p not in first]
 
 
 def spoken_of(run: Run, read: list[Passage]) -> Passage | None:
@@ -114,39 +118,51 @@ def of_the_time(evidence: list[Passage], run: Run) -> list[Passage]:
     return sorted(evidence, key=lambda p: not told(p))
 
 
-def answer(run: Run) -> Answer:
-    """Stage 2 for `run` (see the module docstring)."""
-    q = run.asked
-    evidence = passages(evidence_notes(run), q.subject, first_search_first=not q.aggregates)
-    keys = distinctive(run)
-    if q.kind != "recommend":
-        evidence = on_topic(evidence, keys, q.lang)
-    evidence = of_the_time(evidence, run)
-    for before in checks.BEFORE:
-        refusal = before(q, evidence)
-        if refusal:
-            return deliver(run, refusal, [], abstained=True)
-    answerer = answerer_for(q.kind)
+def reading(
+    run: Run, answerer: Answerer, group: list[Passage], budget: int, done: list[Passage]
+) -> list[Item]:
+    """The checked items of `group`'s passages, read in order until `budget` passages were read or the
+    answerer has `enough`; each passage read is added to `done`."""
     items: list[Item] = []
-    done = stating = 0
-    for passage in evidence[: answerer.read]:
-        got = read(run, q, passage, passage.order)
-        done += 1
+    stating = 0
+    for passage in group[: max(0, budget)]:
+        got = read(run, run.asked, passage, passage.order)
+        done.append(passage)
         if got:
             items += got
             stating += 1
             if answerer.enough and stating >= answerer.enough:
                 break
+    return items
+
+
+def answer(run: Run) -> Answer:
+    """Stage 2 for `run` (see the module docstring)."""
+    q = run.asked
+    evidence = passages(evidence_notes(run), q.subject, first_search_first=not q.aggregates)
+    first, aside = (evidence, []) if q.kind == "recommend" else by_wording(evidence, distinctive(run), q.lang)
+    first, aside = of_the_time(first, run), of_the_time(aside, run)
+    for before in checks.BEFORE:
+        refusal = before(q, evidence)
+        if refusal:
+            return deliver(run, refusal, [], abstained=True)
+    answerer = answerer_for(q.kind)
+    done: list[Passage] = []
+    items = reading(run, answerer, first, answerer.read, done)
+    if not items and aside:
+        # abstain only when the notes lack it: before saying so, the passages set aside by wording are
+        # read too, within what is left of the answerer's reading budget
+        items = reading(run, answerer, aside, answerer.read - len(done), done)
     if q.personal and any(it.personal for it in items):
         # a question about the person is answered from what the person said, not from a reply
         items = [it for it in items if it.personal]
-    found = Found(q, items, done, run.now, run.tz, run.tags)
+    found = Found(q, items, len(done), run.now, run.tz, run.tags)
     for after in checks.AFTER:
         refusal = after(found)
         if refusal:
-            near = spoken_of(run, evidence[:done])
+            near = spoken_of(run, done)
             if near is not None:
-                return closest(run, near, done)
+                return closest(run, near, len(done))
             return deliver(run, refusal, [], abstained=True)
     composed = answerer.compose(found, run) or _as_read(found)
     if answerer.kind == "recommend":

@@ -309,6 +309,50 @@ def test_a_passage_found_by_the_questions_common_words_alone_is_not_read():
     assert [e.session_id for e in reads] == ["s:boots"] and result.citations == [("s:boots", 0)]
 
 
+def test_passages_set_aside_by_wording_are_read_before_the_answer_says_not_in_the_history():
+    chats = [
+        session("s:sun", day(4, 2), "The Vespa looks great in the sun."),
+        session("s:garage", day(5, 3), "Took the scooter to the garage today, they serviced it in an hour."),
+        session("s:bike", day(5, 20), "The bike got serviced too, new chain."),
+    ]
+
+    def read(prompt: str) -> dict:
+        said = prompt.split("<<<DATA", 1)[1]
+        if "garage" not in said:
+            return {"found": False, "items": []}
+        return {
+            "found": True,
+            "items": [{"turn": "T0", "words": "Took the scooter to the garage today", "when": None}],
+        }
+
+    result, _ = ask_once(
+        chats, "When did I get the Vespa serviced?", day(6, 1), relevance={"relevant": [1, 2, 3]}, read=read
+    )
+    # the passage naming the Vespa is read first and states nothing; the scooter's, set aside because
+    # it does not name it, is read before the answer abstains, and answers
+    reads = [e.session_id for e in result.trajectory if e.type == "read"]
+    assert reads[0] == "s:sun" and "s:garage" in reads
+    assert not result.abstained and result.citations == [("s:garage", 0)]
+
+
+def test_an_absent_thing_is_read_no_further_than_the_answerers_budget():
+    chats = [session(f"s:{i}", day(3, 1 + i), f"Another trip to the bakery, number {i}.") for i in range(9)]
+    chats.append(session("s:cake", day(4, 1), "Ordered a lemon cake at the bakery for Sunday."))
+    result, _ = ask_once(
+        chats,
+        "How many lemon cakes did I order from the bakery?",
+        day(6, 1),
+        relevance={"relevant": list(range(1, 11))},
+        read={"found": False, "items": []},
+    )
+    reads = [e.session_id for e in result.trajectory if e.type == "read"]
+    assert (
+        reads[0] == "s:cake"
+        and 1 < len(reads) <= answerer_for("count").read
+        and result.citations in ([], [("s:cake", 0)])
+    )
+
+
 def test_a_question_that_names_a_time_reads_the_chats_of_that_time_first():
     chats = [
         session("s:jan", day(1, 5), "I started listening to Miles Davis records."),

@@ -183,6 +183,30 @@ def test_a_span_counts_between_the_days_the_turns_name():
     assert ago.startswith("21 weeks ago: moved into the flat")
 
 
+def test_how_long_one_thing_lasted_is_what_the_person_wrote_of_it():
+    items = [
+        item("flew to Lisbon", day_=Day(date(2024, 5, 3))),
+        item("back home after nine days in Lisbon", day_=Day(date(2024, 5, 30)), turn=1),
+    ]
+    assert compose("How many days was I in Lisbon?", items).startswith("9 days: back home after nine days")
+    ferien = [item("Zurück von Sylt nach zehn Tagen", day_=Day(date(2024, 8, 20)))]
+    assert compose("Wie viele Tage wart ihr auf Sylt?", ferien).startswith("10 Tage: Zurück von Sylt")
+    # the days between two events are computed from their days, whatever duration a turn writes
+    moved = [
+        item("moved into the flat, it took 3 days", day_=Day(date(2024, 1, 6))),
+        item("housewarming party", day_=Day(date(2024, 2, 3)), turn=1),
+    ]
+    assert compose("How many days passed between moving and the housewarming party?", moved).startswith(
+        "28 days"
+    )
+    # a duration in another unit is not the one asked for
+    weeks = [
+        item("two weeks in Lisbon", day_=Day(date(2024, 5, 3))),
+        item("home again", day_=Day(date(2024, 5, 17))),
+    ]
+    assert compose("How many days was I in Lisbon?", weeks).startswith("14 days: two weeks in Lisbon")
+
+
 def test_a_span_in_german_is_written_in_german():
     items = [item("Zahnarzt", day_=Day(date(2024, 5, 11)))]
     assert compose("Vor wie vielen Wochen war ich beim Zahnarzt?", items).startswith("Vor 3 Wochen: Zahnarzt")

@@ -123,11 +123,43 @@ def _events(found: Found):
     return [it for it in distinct(found.items) if found.day(it) is not None]
 
 
+def stated_span(text: str, q) -> int | None:
+    """The duration the text writes in the question's unit: a number (digits or a number word of the
+    question's language) right before a word of that unit ("nine days", "zehn Tagen"); None without one."""
+    words = _WORD.findall(text)
+    for w, after in zip(words, words[1:], strict=False):
+        n = q.pack.number(w)
+        if n is not None and 0 < n <= MAX_COUNTED and q.pack.units.get(after.lower()) == q.unit:
+            return n
+    return None
+
+
+def written_span(found: Found) -> Composed | None:
+    """How long one thing lasted, as the person wrote it ("back after nine days in Lisbon"): the newest
+    such statement read, in the question's unit; None when no item writes one."""
+    q = found.question
+    written = []
+    for it in found.items:
+        n = stated_span(it.words, q) or stated_span(it.own, q)
+        if n is not None:
+            written.append((it.said.timestamp() if it.said else 0.0, -it.order, n, it))
+    if not written:
+        return None
+    *_, n, newest = max(written, key=lambda w: w[:2])
+    text = found.pack.say("span", n=number(n), unit=found.pack.say(q.unit), items=found.dated(newest))
+    return Composed(text, [newest.ref], computed=True)
+
+
 def span(found: Found, run: object) -> Composed | None:
-    """From one event to the question's day ("how long ago"), else between the first two events read."""
+    """From one event to the question's day ("how long ago"); how long one thing lasted, as the person
+    wrote it; else between the first two events read (a question between two events always so)."""
     events = _events(found)
     q, pack = found.question, found.pack
     unit = pack.say(q.unit)
+    if not q.since_now and not pack.between.search(q.text):
+        stated = written_span(found)
+        if stated is not None:
+            return stated
     if q.since_now:
         if not events:
             return None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 
 from ...index.schema import stems
 from ..dates import distance
@@ -33,6 +34,20 @@ NEAR = 3
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
+def newest_written(items: list[Item], stated: Callable[[Item], int | None]) -> tuple[int, Item] | None:
+    """The number the newest item writes (`stated`), with that item: the latest statement holds, and of one
+    time the first read; None when no item writes one."""
+    written = [
+        (it.said.timestamp() if it.said else 0.0, -it.order, n, it)
+        for it in items
+        if (n := stated(it)) is not None
+    ]
+    if not written:
+        return None
+    *_, n, newest = max(written, key=lambda w: w[:2])
+    return n, newest
+
+
 def stated_count(text: str, head: str, q) -> int | None:
     """The number the text writes for the counted thing: a number (digits or a number word of the
     question's language) at most `NEAR` words before a word that stems to `head`; None without one."""
@@ -55,13 +70,9 @@ def count(found: Found, run: object) -> Composed | None:
         return None
     q = found.question
     head = stems(q.thing, q.lang)[-1:] if q.thing and q.thing.lower() not in q.pack.occurrences else []
-    written = []
-    for it in items:
-        n = stated_count(it.own, head[0], q) if head else None
-        if n is not None:
-            written.append((it.said.timestamp() if it.said else 0.0, -it.order, n, it))
+    written = newest_written(items, lambda it: stated_count(it.own, head[0], q)) if head else None
     if written:
-        *_, n, newest = max(written, key=lambda w: w[:2])
+        n, newest = written
         text = found.pack.say("count", n=number(n), items=found.dated(newest))
         return Composed(text, [newest.ref], computed=True)
     items = distinct(items)
@@ -138,14 +149,10 @@ def written_span(found: Found) -> Composed | None:
     """How long one thing lasted, as the person wrote it ("back after nine days in Lisbon"): the newest
     such statement read, in the question's unit; None when no item writes one."""
     q = found.question
-    written = []
-    for it in found.items:
-        n = stated_span(it.words, q) or stated_span(it.own, q)
-        if n is not None:
-            written.append((it.said.timestamp() if it.said else 0.0, -it.order, n, it))
-    if not written:
+    written = newest_written(found.items, lambda it: stated_span(it.words, q) or stated_span(it.own, q))
+    if written is None:
         return None
-    *_, n, newest = max(written, key=lambda w: w[:2])
+    n, newest = written
     text = found.pack.say("span", n=number(n), unit=found.pack.say(q.unit), items=found.dated(newest))
     return Composed(text, [newest.ref], computed=True)
 

@@ -148,8 +148,8 @@ def test_a_count_the_person_wrote_is_theirs_and_the_newest_holds():
 def test_a_written_count_is_a_number_right_before_the_counted_thing_in_any_pack_language():
     from refind_desktop.agent.answerers.computed import stated_count
 
-    de = understand("Wie viele Bücher hat Lea gelesen?", NOW, UTC)
-    assert stated_count("Lea hat schon drei neue Bücher gelesen.", "buch", de) == 3
+    de = understand("Wie viele Bücher hat Nina gelesen?", NOW, UTC)
+    assert stated_count("Nina hat schon drei neue Bücher gelesen.", "buch", de) == 3
     en = understand("How many bikes do I own?", NOW, UTC)
     assert stated_count("I own 2 road bikes", "bike", en) == 2
     # a number that stands before something else is not the count

@@ -33,8 +33,9 @@ TASKS = {
     'say when it happened (like "yesterday", "last Friday", "on May 3"), or null when it does not say.',
     "recommend": "Does this excerpt say what the person likes, has, does or wants that bears on the "
     "request? If so, give the turn and those words, copied.",
-    "count": "List each of {thing} this excerpt mentions (only the person's own, each once): its turn "
-    "and a few words naming it.",
+    "count": "List each of {thing} this excerpt mentions (only the person's own, each once): its turn, "
+    "a few words naming it, and value: how many of them the person says there are in all, when that "
+    'turn says so (like "I\'ve tried four so far"), else null.',
     "total": "List each amount this excerpt states that the question adds up: its turn, a few words "
     "naming what it is for, and value: the number only (no unit or currency sign).",
     "difference": "List each amount this excerpt states that the question compares: its turn, a few "
@@ -49,7 +50,7 @@ TASKS = {
 """What each kind of question asks of one passage."""
 MAX_ITEMS = {"count": 6, "total": 5, "difference": 3, "span": 3, "order": 3}
 """Items one passage may give (one for the kinds that look for a single fact)."""
-WITH_VALUE = ("total", "difference")
+WITH_VALUE = ("total", "difference", "count")
 WITH_WHEN = ("latest", "when", "span", "order")
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
@@ -148,7 +149,8 @@ def copied(words: str, text: str) -> bool:
 
 
 _AMOUNT = re.compile(r"\d[\d,.]*|[^\W\d_]+", re.UNICODE)
-_CURRENCY = "$€£¥"
+CURRENCIES = "$€£¥"
+"""Signs an amount of money is written with."""
 
 
 def _values(token: str) -> set[float]:
@@ -183,10 +185,10 @@ def unit_of(value: float, text: str) -> str:
     if m is None:
         return ""
     before = text[max(0, m.start() - 2) : m.start()].strip()
-    if before and before[-1] in _CURRENCY:
+    if before and before[-1] in CURRENCIES:
         return before[-1]
     after = text[m.end() : m.end() + 20].strip()
-    if after[:1] in _CURRENCY:
+    if after[:1] in CURRENCIES:
         return after[:1]
     word = _TOKEN.match(after)
     return word.group(0).lower() if word else ""

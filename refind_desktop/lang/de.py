@@ -175,7 +175,6 @@ KIND_CUES = cues(
     ),
     ("total", r"\bwie viele (stunden|minuten|kilometer|km|seiten)\b|\binsgesamt\b"),
     ("span", r"\bwie viele (tage|wochen|monate|jahre)\b"),
-    ("latest", r"\bwie viele\b.*\b(aktuell|derzeit|zurzeit|jetzt|momentan|noch)\b"),
     ("count", r"\bwie ?viele\b|\bwie oft\b|\banzahl (der|an|von)\b"),
     ("when", r"^\s*wann\b|\ban welchem (tag|datum)\b|\bwelche[sn]? datum\b|\bin welchem (jahr|monat)\b"),
     (

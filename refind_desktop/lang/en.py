@@ -113,9 +113,8 @@ KIND_CUES = cues(
         r"raise|raised|earn|earned|save|saved|donate|donated)\b",
     ),
     ("total", r"\bhow many (hours|minutes|miles|kilometers|km|pages|calories)\b"),
-    ("total", r"\b(in total|total amount|altogether|combined)\b"),
+    ("total", r"\b(total|altogether|combined)\b"),
     ("span", r"\bhow many (days|weeks|months|years)\b"),
-    ("latest", r"\bhow many\b.*\b(currently|now|still|at the moment|right now|these days)\b"),
     ("count", r"\bhow many\b|\bhow often\b|\b(the )?(total )?number of \w+s\b|\bcount of\b"),
     ("when", r"^\s*when\b|\b(what|which) (date|day|year|month)\b|\bon what (date|day)\b"),
     (
@@ -134,9 +133,10 @@ KIND_CUES = cues(
     ),
     ("yesno", r"^\s*(did|do|does|have|has|had|is|are|was|were|am|can|could|will)\b"),
 )
-"""Question cues, first match wins: a span between events or to now, an order, a difference, a total,
-a current count, a count, a date, a present state, a request for a suggestion, a request to tell or
-recall a thing ("can you remind me what …" asks for the thing, not for yes or no), a yes/no question."""
+"""Question cues, first match wins: a span between events or to now, an order, a difference, a total
+(a sum: "in total", "the total cost of"), a count (also one that may have changed, "how many do I have
+now": its answerer takes the newest count written), a date, a present state, a request for a suggestion,
+a request to tell or recall a thing ("can you remind me what …" asks for the thing, not for yes or no), a yes/no question."""
 
 PHRASES = {
     "not_found": "That is not in your history: I read {read} passages of your chats and none says it.",

@@ -156,6 +156,41 @@ def test_a_written_count_is_a_number_right_before_the_counted_thing_in_any_pack_
     assert stated_count("I rode 20 miles on my bike", "bike", en) is None
 
 
+def test_a_count_the_reading_gives_for_the_thing_holds_when_its_words_do_not_name_it_again():
+    # "four different ones": the number does not stand before the thing's word, so the program's own
+    # reading finds no count; the reading's value, checked against the turn, is the person's count
+    said = datetime(2024, 4, 2, tzinfo=UTC)
+    text = "Any good Vietnamese restaurants near you? I've tried four different ones so far."
+    items = [
+        item(
+            "Pho Saigon",
+            text="Pho Saigon was the first Vietnamese restaurant I tried",
+            sid="o",
+            said=NOW - timedelta(days=90),
+        ),
+        item("Vietnamese restaurants", value=4, unit="different", text=text, said=said),
+    ]
+    assert compose("How many Vietnamese restaurants have I tried?", items).startswith(
+        "4 in total: Vietnamese"
+    )
+    # an amount of money or of time the reading gives is not a count of things
+    spent = [
+        item("Pho Saigon", text=t, value=v, unit=u, said=said)
+        for t, v, u in (
+            ("Vietnamese restaurant dinner: $45", 45, "$"),
+            ("Back at the Vietnamese restaurant after 6 weeks", 6, "weeks"),
+        )
+    ]
+    assert compose("How many Vietnamese restaurants have I tried?", spent).startswith("1 in total")
+
+
+def test_a_count_question_that_says_now_is_still_a_count():
+    # the count answerer takes the newest count written, so "now" needs no other kind
+    assert understand("How many plants do I have now?", NOW, UTC).kind == "count"
+    assert understand("Wie viele Pflanzen habe ich aktuell?", NOW, UTC).kind == "count"
+    assert understand("What is the total cost of the flights and the hotel?", NOW, UTC).kind == "total"
+
+
 def test_a_total_adds_amounts_in_the_unit_most_share_and_each_amount_of_a_chat_once():
     items = [
         item("bike", value=300, unit="$", sid="a"),

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from ...index.schema import stems
 from ..dates import distance
-from ..reading import Item
+from ..reading import CURRENCIES, Item
 from .base import Answerer, Composed, Found, amount, distinct, number, same_thing, shown
 
 MAX_COUNTED = 100
@@ -62,15 +62,32 @@ def stated_count(text: str, head: str, q) -> int | None:
     return None
 
 
+def told_count(it: Item, q) -> int | None:
+    """The count of the thing the reading gave for an item's turn ("I've tried four different ones so
+    far"): a whole number the person wrote there (the reading checked it), more than one and at most
+    `MAX_COUNTED`, not an amount of money or time; None otherwise."""
+    n = it.value
+    if n is None or n != int(n) or not 1 < n <= MAX_COUNTED:
+        return None
+    if it.unit in CURRENCIES or it.unit in q.pack.units:
+        return None
+    return int(n)
+
+
 def count(found: Found, run: object) -> Composed | None:
     """A count the person wrote of the thing ("I've tried four of them") is theirs, and the newest such
-    count holds; without one, the distinct things the passages mention are counted."""
+    count holds (the program finds it before the thing's word, else the reading gives it); without one,
+    the distinct things the passages mention are counted."""
     items = of_the_thing(found)
     if not items:
         return None
     q = found.question
     head = stems(q.thing, q.lang)[-1:] if q.thing and q.thing.lower() not in q.pack.occurrences else []
-    written = newest_written(items, lambda it: stated_count(it.own, head[0], q)) if head else None
+
+    def written_count(it: Item) -> int | None:
+        return (stated_count(it.own, head[0], q) if head else None) or told_count(it, q)
+
+    written = newest_written(items, written_count)
     if written:
         n, newest = written
         text = found.pack.say("count", n=number(n), items=found.dated(newest))

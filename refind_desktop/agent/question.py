@@ -55,6 +55,8 @@ class Question:
     options: tuple[str, ...] = ()
     """The two things an order question sets against each other ("the zoo", "the aquarium"), as it
     writes them; empty when it names none."""
+    money: bool = False
+    """Asks for an amount of money ("how much did I spend"): only amounts written as money answer it."""
 
     @property
     def pack(self) -> Pack:
@@ -132,6 +134,7 @@ def understand(text: str, now: datetime, tz: tzinfo, default_lang: str | None = 
         thing=counted(text, pack) if kind in ("count", "latest") else "",
         personal=bool(lowered & pack.first_person) and not lowered & pack.second_person,
         options=options(text, pack) if kind == "order" else (),
+        money=bool(lowered & pack.money_words) or any(c in text for c in "$€£¥"),
     )
 
 

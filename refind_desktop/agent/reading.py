@@ -180,7 +180,8 @@ def stated(value: float, text: str) -> bool:
 
 
 def unit_of(value: float, text: str) -> str:
-    """What a number counts as the turn writes it: a currency sign beside it, else the word after it."""
+    """What a number counts as the turn writes it: a currency sign beside it, else the word after it (a
+    currency word of any pack as its sign: "20 euros" is "€")."""
     m = _written(value, text)
     if m is None:
         return ""
@@ -191,7 +192,8 @@ def unit_of(value: float, text: str) -> str:
     if after[:1] in CURRENCIES:
         return after[:1]
     word = _TOKEN.match(after)
-    return word.group(0).lower() if word else ""
+    unit = word.group(0).lower() if word else ""
+    return next((p.money_units[unit] for p in PACKS.values() if unit in p.money_units), unit)
 
 
 def check(q: Question, passage: Passage, data: dict, tz, order: int) -> list[Item]:

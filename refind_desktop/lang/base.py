@@ -57,6 +57,11 @@ class Pack:
     """An answer that says the information is not there."""
     alternative: re.Pattern[str] | None = None
     """The word that sets two things against each other ("or"): an order question's two options."""
+    money_words: frozenset[str] = frozenset()
+    """Words of a question that asks for an amount of money ("spend", "cost"): only amounts written as
+    money answer it."""
+    money_units: Mapping[str, str] = field(default_factory=dict)
+    """Currency words and the sign they stand for ("euros": "€")."""
 
     @cached_property
     def plain_words(self) -> frozenset[str]:

@@ -230,6 +230,11 @@ PACK = Pack(
     weekdays=WEEKDAYS,
     kind_cues=KIND_CUES,
     alternative=re.compile(r"\boder\b", re.IGNORECASE),
+    money_words=frozenset(
+        """geld ausgegeben ausgeben ausgelegt bezahlt bezahlen gezahlt zahlen kosten kostet kostete gekostet
+        preis preise teurer billiger günstiger gespendet spenden verdient miete gehalt rechnung""".split()
+    ),
+    money_units={"euro": "€", "eur": "€", "dollar": "$", "usd": "$"},
     since_now=re.compile(r"\bher\b|\bvor wie vielen\b|\bseit\b", re.IGNORECASE),
     between=re.compile(
         r"\bwann\b|\bzwischen\b|\bbevor\b|\bnachdem\b|\bvor dem\b|\bnach dem\b", re.IGNORECASE

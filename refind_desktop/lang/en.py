@@ -184,6 +184,20 @@ PACK = Pack(
     weekdays=WEEKDAYS,
     kind_cues=KIND_CUES,
     alternative=re.compile(r"\bor\b", re.IGNORECASE),
+    money_words=frozenset(
+        """money spend spent spending cost costs costing pay paid pays paying price prices priced expensive
+        cheaper pricier afford budget earn earned raise raised donate donated fee fees fare fares rent salary
+        bill bills""".split()
+    ),
+    money_units={
+        "dollar": "$",
+        "dollars": "$",
+        "bucks": "$",
+        "usd": "$",
+        "euro": "€",
+        "euros": "€",
+        "eur": "€",
+    },
     since_now=re.compile(r"\bago\b|\bhas it been\b|\bsince\b.*\?\s*$", re.IGNORECASE),
     between=re.compile(r"\bwhen\b|\bbetween\b|\bbefore\b|\bafter\b", re.IGNORECASE),
     occurrences=frozenset("times time occasions".split()),

@@ -69,7 +69,7 @@ def test_a_number_counts_only_when_the_turn_writes_it():
     got = check(q, p, data, UTC, 0)
     assert [(i.words, i.value, i.unit) for i in got] == [
         ("new boiler", 1250.0, "€"),
-        ("tipped", 20.0, "euros"),
+        ("tipped", 20.0, "€"),  # a currency word is its sign
     ]
     assert stated(2, "zwei Kaffee") and stated(1250, "$1,250") and not stated(3, "two coffees")
 
@@ -200,6 +200,21 @@ def test_a_total_adds_amounts_in_the_unit_most_share_and_each_amount_of_a_chat_o
         item("lock", value=25, unit="$", sid="c"),
     ]
     assert compose("How much did I spend on cycling in total?", items).startswith("$375 in total: $300")
+
+
+def test_a_question_that_asks_for_money_adds_only_amounts_written_as_money():
+    # more amounts of people than of euros were read: "the unit most share" alone would add the people
+    items = [
+        item("Einkauf bei Rewe", value=34.8, unit="€", sid="a"),
+        item("Party", value=25, unit="leuten", sid="b"),
+        item("Grillabend", value=12, unit="leuten", sid="c"),
+        item("Wocheneinkauf", value=52.15, unit="€", sid="d"),
+    ]
+    got = compose("Wie viel Geld habe ich insgesamt für Einkäufe ausgegeben?", items)
+    assert got.startswith("Insgesamt €86.95: €34.8 Einkauf bei Rewe"), got
+    # a question that does not ask for money adds in the unit most share, as before
+    hours = [item("hike", value=3, unit="hours", sid="a"), item("hike two", value=4, unit="hours", sid="b")]
+    assert compose("How many hours did I hike in total?", hours).startswith("7 hours in total")
 
 
 def test_a_difference_subtracts_two_different_things():

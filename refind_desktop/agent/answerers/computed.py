@@ -100,8 +100,11 @@ def count(found: Found, run: object) -> Composed | None:
 
 
 def _amounts(found: Found):
-    """The items with a number, in the unit most of them are written in, each amount of one chat once."""
+    """The items with a number, in the unit most of them are written in, each amount of one chat once;
+    for a question that asks for money, only the amounts written as money."""
     valued = [it for it in found.items if it.value is not None]
+    if found.question.money:
+        valued = [it for it in valued if it.unit in CURRENCIES]
     if not valued:
         return [], ""
     unit = Counter(it.unit for it in valued).most_common(1)[0][0]

@@ -53,8 +53,9 @@ class Question:
     personal: bool = False
     """About the person who asks ("my", "I"), not about what the assistant said ("you told me")."""
     options: tuple[str, ...] = ()
-    """The two things an order question sets against each other ("the zoo", "the aquarium"), as it
-    writes them; empty when it names none."""
+    """The two things an order question sets against each other ("the zoo", "the aquarium"), or the two
+    events a span question is measured between ("my move", "the party"), as it writes them; empty when
+    it names none."""
     money: bool = False
     """Asks for an amount of money ("how much did I spend"): only amounts written as money answer it."""
 
@@ -133,7 +134,7 @@ def understand(text: str, now: datetime, tz: tzinfo, default_lang: str | None = 
         time=timewords.resolve(text, now, tz, pack),
         thing=counted(text, pack) if kind in ("count", "latest") else "",
         personal=bool(lowered & pack.first_person) and not lowered & pack.second_person,
-        options=options(text, pack) if kind == "order" else (),
+        options=options(text, pack) if kind == "order" else events(text, pack) if kind == "span" else (),
         money=bool(lowered & pack.money_words) or any(c in text for c in "$€£¥"),
     )
 
@@ -145,7 +146,21 @@ def options(text: str, pack: Pack) -> tuple[str, ...]:
     """The two things a question sets against each other with its one \"or\" (\"Which came first, the zoo
     or the aquarium?\"): the clause's words on each side of it, less the function words that open them;
     empty when there is no single \"or\" or a side holds no content word."""
-    found = list(pack.alternative.finditer(text)) if pack.alternative is not None else []
+    return two_sides(text, pack.alternative, pack)
+
+
+def events(text: str, pack: Pack) -> tuple[str, ...]:
+    """The two events a span question is measured between, on each side of its one joining word, the
+    first from its "between" or "since" on (\"How many days passed between my move and the party?\");
+    empty when there is no single joining word."""
+    start = pack.span_from.search(text) if pack.span_from is not None else None
+    return two_sides(text[start.end() :] if start else text, pack.joins, pack)
+
+
+def two_sides(text: str, word: re.Pattern[str] | None, pack: Pack) -> tuple[str, ...]:
+    """The clause's words on each side of the one match of `word` in `text`, less the function words that
+    open them; empty when `word` is not there exactly once or a side holds no content word."""
+    found = list(word.finditer(text)) if word is not None else []
     if len(found) != 1:
         return ()
     before = _CLAUSE.split(text[: found[0].start()])[-1]

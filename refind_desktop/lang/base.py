@@ -57,6 +57,11 @@ class Pack:
     """An answer that says the information is not there."""
     alternative: re.Pattern[str] | None = None
     """The word that sets two things against each other ("or"): an order question's two options."""
+    joins: re.Pattern[str] | None = None
+    """The word that joins the two events a span is measured between ("and" of "between … and …", "when"
+    of "since … when …"): a span question's two events."""
+    span_from: re.Pattern[str] | None = None
+    """The word after which a span question names its first event ("between", "since")."""
     money_words: frozenset[str] = frozenset()
     """Words of a question that asks for an amount of money ("spend", "cost"): only amounts written as
     money answer it."""

@@ -230,6 +230,8 @@ PACK = Pack(
     weekdays=WEEKDAYS,
     kind_cues=KIND_CUES,
     alternative=re.compile(r"\boder\b", re.IGNORECASE),
+    joins=re.compile(r"\bund\b|\bals\b", re.IGNORECASE),
+    span_from=re.compile(r"\bzwischen\b|\bseit\b", re.IGNORECASE),
     money_words=frozenset(
         """geld ausgegeben ausgeben ausgelegt bezahlt bezahlen gezahlt zahlen kosten kostet kostete gekostet
         preis preise teurer billiger günstiger gespendet spenden verdient miete gehalt rechnung""".split()

@@ -184,6 +184,8 @@ PACK = Pack(
     weekdays=WEEKDAYS,
     kind_cues=KIND_CUES,
     alternative=re.compile(r"\bor\b", re.IGNORECASE),
+    joins=re.compile(r"\band\b|\bwhen\b", re.IGNORECASE),
+    span_from=re.compile(r"\bbetween\b|\bsince\b", re.IGNORECASE),
     money_words=frozenset(
         """money spend spent spending cost costs costing pay paid pays paying price prices priced expensive
         cheaper pricier afford budget earn earned raise raised donate donated fee fees fare fares rent salary

@@ -202,6 +202,21 @@ def test_a_total_adds_amounts_in_the_unit_most_share_and_each_amount_of_a_chat_o
     assert compose("How much did I spend on cycling in total?", items).startswith("$375 in total: $300")
 
 
+def test_a_span_between_two_named_events_takes_one_item_of_each():
+    # two items tell of the move: the first two read would give 0 days
+    items = [
+        item("moved into the flat", day_=Day(date(2024, 1, 6))),
+        item("returned the moving van", day_=Day(date(2024, 1, 6)), turn=1),
+        item("housewarming party", day_=Day(date(2024, 2, 3)), turn=2),
+    ]
+    text = compose("How many days passed between my move into the flat and the housewarming party?", items)
+    assert text.startswith("28 days: moved into the flat (6 January 2024)"), text
+    since = understand("How many weeks had passed since I sold the car when I bought the bike?", NOW, UTC)
+    assert since.options == ("sold the car", "bought the bike")
+    de = understand("Wie viele Tage lagen zwischen meinem Umzug und der Einweihungsparty?", NOW, UTC)
+    assert de.options == ("Umzug", "Einweihungsparty")
+
+
 def test_a_question_that_asks_for_money_adds_only_amounts_written_as_money():
     # more amounts of people than of euros were read: "the unit most share" alone would add the people
     items = [
@@ -278,6 +293,22 @@ def test_the_latest_value_is_the_newest_statement_not_the_first_read():
         item("rent is 870 euros", said=datetime(2023, 9, 1, tzinfo=UTC), order=1, sid="old"),
     ]
     assert compose("What is my rent now?", items).startswith("rent is 950 euros (1 May 2024)")
+
+
+def test_a_newer_turn_that_names_nothing_asked_does_not_replace_the_latest_statement():
+    items = [
+        item("Maple-88", text="New wifi password: Maple-88", said=datetime(2024, 4, 10, tzinfo=UTC)),
+        item(
+            "oakleaf12", text="The wifi password is oakleaf12", said=datetime(2024, 1, 9, tzinfo=UTC), sid="o"
+        ),
+        item(
+            "downstairs in 10",
+            text="See you downstairs in 10",
+            said=datetime(2024, 6, 9, tzinfo=UTC),
+            sid="n",
+        ),
+    ]
+    assert compose("What is our wifi password now?", items).startswith("Maple-88 (10 April 2024)")
 
 
 def test_when_is_the_day_the_turn_names_else_the_day_it_was_written():

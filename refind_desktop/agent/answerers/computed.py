@@ -179,7 +179,8 @@ def written_span(found: Found) -> Composed | None:
 
 def span(found: Found, run: object) -> Composed | None:
     """From one event to the question's day ("how long ago"); how long one thing lasted, as the person
-    wrote it; else between the first two events read (a question between two events always so)."""
+    wrote it; else between two events (a question between two events always so): the two it names,
+    each the first dated item that tells of it, else the first two events read."""
     events = _events(found)
     q, pack = found.question, found.pack
     unit = pack.say(q.unit)
@@ -194,6 +195,11 @@ def span(found: Found, run: object) -> Composed | None:
         n = distance(found.day(first).day, found.now.astimezone(found.tz).date(), q.unit)
         text = pack.say("span_now", n=number(n), unit=unit, item=found.dated(first))
         return Composed(text, [first.ref], computed=True)
+    if len(q.options) == 2:
+        # the question names its two events: each is the first dated item that tells of it
+        first, _ = first_of_each(found)
+        if len(first) == 2:
+            events = [first[0], first[1]]
     if len(events) < 2:
         return None
     a, b = sorted(events[:2], key=lambda it: found.day(it).day)
@@ -213,20 +219,28 @@ def _option(it: Item, keys: list[set[str]], lang: str) -> int | None:
     return None
 
 
-def by_option(found: Found) -> Composed | None:
-    """An order between the two options the question names: each option's first dated item read (an item
-    is the option whose own words it holds), the two by their days; None unless both were read."""
-    q, pack = found.question, found.pack
+def first_of_each(found: Found) -> tuple[dict[int, Item], list[set[str]]]:
+    """Each of the question's two options' first dated item read (an item is the option more of whose own
+    words it holds), by option, with the options' words; empty when an option has no word of its own."""
+    q = found.question
     keys = [set(stems(o, q.lang)) for o in q.options]
     common = set.intersection(*keys)
     keys = [k - common for k in keys]
     if not all(keys):
-        return None
+        return {}, keys
     first: dict[int, Item] = {}
     for it in _events(found):
         side = _option(it, keys, q.lang)
         if side is not None:
             first.setdefault(side, it)
+    return first, keys
+
+
+def by_option(found: Found) -> Composed | None:
+    """An order between the two options the question names: each option's first dated item read, the two
+    by their days; None unless both were read."""
+    q, pack = found.question, found.pack
+    first, keys = first_of_each(found)
     if len(first) < 2:
         return None
 

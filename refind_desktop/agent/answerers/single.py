@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+from ...index.schema import stems
 from ..dates import written_day
+from ..reading import Item
 from .base import Answerer, Composed, Found
 
 
@@ -27,9 +29,21 @@ def when(found: Found, run: object) -> Composed | None:
     return Composed(text, [first.ref], computed=True)
 
 
+def on_topic(found: Found) -> list[Item]:
+    """The items whose turn holds one of the question's content words (as the index stems them in its
+    language); all of them when none does."""
+    q = found.question
+    asked = {s for w in q.subject for s in stems(w, q.lang)}
+    named = [it for it in found.items if asked & set(stems(it.text, q.lang))]
+    return named or found.items
+
+
 def latest(found: Found, run: object) -> Composed | None:
-    """The newest item: by the day it became so, then by when its turn was written."""
-    if not found.items:
+    """The newest item that speaks of the thing (`on_topic`: a newer turn that names nothing the question
+    asks about does not replace a statement of it): by the day it became so, then by when its turn was
+    written."""
+    items = on_topic(found)
+    if not items:
         return None
 
     def newest(item):
@@ -37,8 +51,8 @@ def latest(found: Found, run: object) -> Composed | None:
         said = item.said.timestamp() if item.said is not None else 0.0
         return (day.day if day is not None else None) or found.now.date().min, said
 
-    best = max(found.items, key=newest)
-    return Composed(found.dated(best), [best.ref], computed=len(found.items) > 1)
+    best = max(items, key=newest)
+    return Composed(found.dated(best), [best.ref], computed=len(items) > 1)
 
 
 ANSWERERS = (

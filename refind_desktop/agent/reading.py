@@ -173,6 +173,15 @@ def _written(value: float, text: str):
     return next((m for m in _AMOUNT.finditer(text) if value in _values(m.group(0))), None)
 
 
+def bare_number(words: str) -> float | None:
+    """The value of `words` when they are one number and nothing else ("25", "four"), else None."""
+    tokens = _AMOUNT.findall(words)
+    if len(tokens) != 1:
+        return None
+    values = _values(tokens[0])
+    return min(values) if len(values) == 1 else None
+
+
 def stated(value: float, text: str) -> bool:
     """Whether `value` is written in `text`, in digits (with or without separators) or as a number word
     of any pack's language."""
@@ -212,6 +221,8 @@ def check(q: Question, passage: Passage, data: dict, tz, order: int) -> list[Ite
             continue
         full = line.view.text
         value = raw.get("value")
+        if value is None and q.kind == "count":
+            value = bare_number(words)  # the reading named a number, not a thing: the count it read
         unit = ""
         # a number counts when the person wrote it (an assistant's reply listing "10 restaurants" is
         # not the person's count or spending); a messenger message is all its author's own words

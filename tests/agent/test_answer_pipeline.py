@@ -184,6 +184,18 @@ def test_a_count_the_reading_gives_for_the_thing_holds_when_its_words_do_not_nam
     assert compose("How many Vietnamese restaurants have I tried?", spent).startswith("1 in total")
 
 
+def test_a_reading_that_names_only_a_number_for_a_count_gives_that_count():
+    p = passage("So many films on my watch list by now, currently 31, no idea when I'll see them all.")
+    q = understand("How many films are on my watch list now?", NOW, UTC)
+    data = {"found": True, "items": [{"turn": "T0", "words": "31", "value": None}]}
+    (got,) = check(q, p, data, UTC, 0)
+    assert got.value == 31.0
+    f = Found(q, [got], 1, NOW, UTC, Tags())
+    assert answerer_for("count").compose(f, None).text.startswith("31 in total")
+    # a number the turn does not write is not taken
+    assert check(q, p, {"found": True, "items": [{"turn": "T0", "words": "12", "value": None}]}, UTC, 0) == []
+
+
 def test_a_count_question_that_says_now_is_still_a_count():
     # the count answerer takes the newest count written, so "now" needs no other kind
     assert understand("How many plants do I have now?", NOW, UTC).kind == "count"

@@ -46,6 +46,9 @@ class Question:
     """The calendar unit a span is counted in."""
     since_now: bool = False
     """A span from one event to the question's time ("how long ago")."""
+    between: bool = False
+    """A span between two events ("between", "before", "when"): never measured to now, nor a duration
+    one turn writes."""
     time: tuple[date, date] | None = None
     """The dates the question's time words name ("last month"), resolved against its own date."""
     thing: str = ""
@@ -123,7 +126,8 @@ def understand(text: str, now: datetime, tz: tzinfo, default_lang: str | None = 
     pack = pack_for(language_of(text, default_lang))
     kind = kind_of(text, pack)
     lowered = {w.lower() for w in words(text)}
-    since = kind == "span" and bool(pack.since_now.search(text)) and not pack.between.search(text)
+    between = kind == "span" and bool(pack.between.search(text))
+    since = kind == "span" and bool(pack.since_now.search(text)) and not between
     return Question(
         text=text,
         kind=kind,
@@ -131,6 +135,7 @@ def understand(text: str, now: datetime, tz: tzinfo, default_lang: str | None = 
         subject=subject_words(text, pack),
         unit=span_unit(text, pack) if kind == "span" else "days",
         since_now=since,
+        between=between,
         time=timewords.resolve(text, now, tz, pack),
         thing=counted(text, pack) if kind in ("count", "latest") else "",
         personal=bool(lowered & pack.first_person) and not lowered & pack.second_person,

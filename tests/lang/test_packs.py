@@ -100,9 +100,9 @@ def test_question_kinds_come_from_the_questions_language_pack(question, kind):
 
 def test_a_question_knows_its_language_unit_and_whether_it_runs_to_now():
     q = understand("Vor wie vielen Wochen war ich beim Zahnarzt?", NOW, UTC)
-    assert (q.lang, q.unit, q.since_now) == ("de", "weeks", True)
+    assert (q.lang, q.unit, q.since_now, q.between) == ("de", "weeks", True, False)
     between = understand("How many days passed between my move and the party?", NOW, UTC)
-    assert (between.lang, between.unit, between.since_now) == ("en", "days", False)
+    assert (between.lang, between.unit, between.since_now, between.between) == ("en", "days", False, True)
     # a question too short to tell takes the archive's language
     assert understand("Wann war Emi in Berlin?", NOW, UTC, default_lang="de").lang == "de"
 

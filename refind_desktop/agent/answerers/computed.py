@@ -184,7 +184,7 @@ def span(found: Found, run: object) -> Composed | None:
     events = _events(found)
     q, pack = found.question, found.pack
     unit = pack.say(q.unit)
-    if not q.since_now and not pack.between.search(q.text):
+    if not q.since_now and not q.between:
         stated = written_span(found)
         if stated is not None:
             return stated

@@ -9,7 +9,7 @@ from datetime import date, datetime, tzinfo
 from functools import cached_property
 
 from ..index.schema import stems
-from ..lang import Pack, language_of, pack_for
+from ..lang import CURRENCIES, Pack, language_of, pack_for
 from ..search import timewords
 
 KINDS = (
@@ -140,7 +140,7 @@ def understand(text: str, now: datetime, tz: tzinfo, default_lang: str | None = 
         thing=counted(text, pack) if kind in ("count", "latest") else "",
         personal=bool(lowered & pack.first_person) and not lowered & pack.second_person,
         options=options(text, pack) if kind == "order" else events(text, pack) if kind == "span" else (),
-        money=bool(lowered & pack.money_words) or any(c in text for c in "$€£¥"),
+        money=bool(lowered & pack.money_words) or any(c in text for c in CURRENCIES),
     )
 
 

@@ -10,7 +10,7 @@ from datetime import datetime, tzinfo
 
 from ..index.said import ASSISTANT_STYLE, person_words
 from ..index.schema import stems
-from ..lang import PACKS
+from ..lang import CURRENCIES, PACKS
 from . import prompts
 from .dates import Day, event_day
 from .events import ReadEvent
@@ -149,8 +149,6 @@ def copied(words: str, text: str) -> bool:
 
 
 _AMOUNT = re.compile(r"\d[\d,.]*|[^\W\d_]+", re.UNICODE)
-CURRENCIES = "$€£¥"
-"""Signs an amount of money is written with."""
 
 
 def _values(token: str) -> set[float]:

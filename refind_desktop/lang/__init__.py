@@ -3,8 +3,8 @@ answer phrases), one module per language, and the choice of a pack by detected l
 
 from __future__ import annotations
 
-from .base import Pack
+from .base import CURRENCIES, Pack
 from .detect import detect, detect_many
 from .packs import PACKS, SUPPORTED, language_of, pack_for
 
-__all__ = ["PACKS", "SUPPORTED", "Pack", "detect", "detect_many", "language_of", "pack_for"]
+__all__ = ["CURRENCIES", "PACKS", "SUPPORTED", "Pack", "detect", "detect_many", "language_of", "pack_for"]

@@ -7,6 +7,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
+CURRENCIES = "$€£¥"
+"""Signs an amount of money is written with (the same in every language; a pack's `money_units` maps its
+currency words to them)."""
+
 
 @dataclass(frozen=True)
 class Pack:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
-from ...lang import Pack
+from ...lang import CURRENCIES, Pack
 from ..dates import Day, local_day, written_day
 from ..question import Question
 from ..reading import Item
@@ -108,6 +108,6 @@ def number(value: float) -> str:
 
 def amount(value: float, unit: str) -> str:
     """An amount with its unit as the chat wrote it ("$1,200", "12 hours")."""
-    if unit in ("$", "€", "£", "¥"):
+    if unit in CURRENCIES:
         return f"{unit}{number(value)}"
     return f"{number(value)} {unit}".strip()

@@ -9,8 +9,9 @@ from collections import Counter
 from collections.abc import Callable
 
 from ...index.schema import stems
+from ...lang import CURRENCIES
 from ..dates import distance
-from ..reading import CURRENCIES, Item
+from ..reading import Item
 from .base import Answerer, Composed, Found, amount, distinct, number, same_thing, shown
 
 MAX_COUNTED = 100

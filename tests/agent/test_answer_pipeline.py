@@ -157,36 +157,34 @@ def test_a_written_count_is_a_number_right_before_the_counted_thing_in_any_pack_
 
 
 def test_a_count_the_reading_gives_for_the_thing_holds_when_its_words_do_not_name_it_again():
-    # "four different ones": the number does not stand before the thing's word, so the program's own
+    # "five different ones": the number does not stand before the thing's word, so the program's own
     # reading finds no count; the reading's value, checked against the turn, is the person's count
     said = datetime(2024, 4, 2, tzinfo=UTC)
-    text = "Any good Vietnamese restaurants near you? I've tried four different ones so far."
+    text = "Any climbing gyms you like? I've been to five different ones this year."
     items = [
         item(
-            "Pho Saigon",
-            text="Pho Saigon was the first Vietnamese restaurant I tried",
+            "Boulderhaus",
+            text="Boulderhaus was the first climbing gym I went to",
             sid="o",
             said=NOW - timedelta(days=90),
         ),
-        item("Vietnamese restaurants", value=4, unit="different", text=text, said=said),
+        item("climbing gyms", value=5, unit="different", text=text, said=said),
     ]
-    assert compose("How many Vietnamese restaurants have I tried?", items).startswith(
-        "4 in total: Vietnamese"
-    )
+    assert compose("How many climbing gyms have I been to?", items).startswith("5 in total: climbing gyms")
     # an amount of money or of time the reading gives is not a count of things
     spent = [
-        item("Pho Saigon", text=t, value=v, unit=u, said=said)
+        item("Boulderhaus", text=t, value=v, unit=u, said=said)
         for t, v, u in (
-            ("Vietnamese restaurant dinner: $45", 45, "$"),
-            ("Back at the Vietnamese restaurant after 6 weeks", 6, "weeks"),
+            ("Climbing gym day pass: $45", 45, "$"),
+            ("Back at the climbing gym after 6 weeks", 6, "weeks"),
         )
     ]
-    assert compose("How many Vietnamese restaurants have I tried?", spent).startswith("1 in total")
+    assert compose("How many climbing gyms have I been to?", spent).startswith("1 in total")
 
 
 def test_a_reading_that_names_only_a_number_for_a_count_gives_that_count():
-    p = passage("So many films on my watch list by now, currently 31, no idea when I'll see them all.")
-    q = understand("How many films are on my watch list now?", NOW, UTC)
+    p = passage("Jars of jam in the pantry by now: 31, no idea when we will eat them all.")
+    q = understand("How many jars of jam are in my pantry now?", NOW, UTC)
     data = {"found": True, "items": [{"turn": "T0", "words": "31", "value": None}]}
     (got,) = check(q, p, data, UTC, 0)
     assert got.value == 31.0
@@ -232,13 +230,14 @@ def test_a_span_between_two_named_events_takes_one_item_of_each():
 def test_a_question_that_asks_for_money_adds_only_amounts_written_as_money():
     # more amounts of people than of euros were read: "the unit most share" alone would add the people
     items = [
-        item("Einkauf bei Rewe", value=34.8, unit="€", sid="a"),
-        item("Party", value=25, unit="leuten", sid="b"),
-        item("Grillabend", value=12, unit="leuten", sid="c"),
-        item("Wocheneinkauf", value=52.15, unit="€", sid="d"),
+        item("Sommerfest", value=40, unit="gäste", sid="b"),
+        item("Blumen vom Markt", value=21.3, unit="€", sid="a"),
+        item("Grillabend", value=12, unit="gäste", sid="e"),
+        item("Chorprobe", value=18, unit="gäste", sid="c"),
+        item("Gartenerde", value=47.9, unit="€", sid="d"),
     ]
-    got = compose("Wie viel Geld habe ich insgesamt für Einkäufe ausgegeben?", items)
-    assert got.startswith("Insgesamt €86.95: €34.8 Einkauf bei Rewe"), got
+    got = compose("Wie viel Geld habe ich insgesamt für den Garten ausgegeben?", items)
+    assert got.startswith("Insgesamt €69.2: €21.3 Blumen vom Markt"), got
     # a question that does not ask for money adds in the unit most share, as before
     hours = [item("hike", value=3, unit="hours", sid="a"), item("hike two", value=4, unit="hours", sid="b")]
     assert compose("How many hours did I hike in total?", hours).startswith("7 hours in total")

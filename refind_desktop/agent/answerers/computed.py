@@ -64,8 +64,8 @@ def stated_count(text: str, head: str, q) -> int | None:
 
 
 def told_count(it: Item, q) -> int | None:
-    """The count of the thing the reading gave for an item's turn ("I've tried four different ones so
-    far"): a whole number the person wrote there (the reading checked it), more than one and at most
+    """The count of the thing the reading gave for an item's turn ("I've been to five different ones
+    this year"): a whole number the person wrote there (the reading checked it), more than one and at most
     `MAX_COUNTED`, not an amount of money or time; None otherwise."""
     n = it.value
     if n is None or n != int(n) or not 1 < n <= MAX_COUNTED:

@@ -1,20 +1,28 @@
 """Stage 2, the answer from the notes: the question's kind chooses an answerer (agent/answerers); the model
 reads the notes one passage at a time (agent/reading.py) and the program computes the answer from the items
-it checked, with every item cited; the checks (agent/checks.py) may stop it with "not in your history"."""
+it checked, with every item cited. The outcome is one of three: "answer" (it passed every check of
+agent/earn.py), "unsure" (no claimed answer: the closest passages, verbatim and cited, and what could
+not be settled) or "not_found" (nothing read speaks of it; agent/checks.py)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..index.schema import stems
-from . import checks
+from . import checks, earn
 from .answerers import Answerer, Composed, Found, answerer_for
-from .answerers.base import shown
 from .dates import local_day
 from .events import AnswerEvent, AnswerTokenEvent, Note
-from .evidence import Passage, passages
+from .evidence import Line, Passage, passages
 from .reading import Item, read
+from .render import neutralise
 from .run import Run
+
+OUTCOMES = ("answer", "unsure", "not_found")
+QUOTES = 3
+"""Passages an unsure outcome shows at most."""
+QUOTE_CHARS = 400
+"""Characters of one quoted turn."""
 
 
 @dataclass
@@ -23,17 +31,59 @@ class Answer:
 
     text: str
     citations: list[tuple[str, int]]
-    abstained: bool = False
+    outcome: str = "answer"
     computed: bool = False
+    draft: str = ""
+    """What the answerer composed before the checks (the same as `text` when it passed them)."""
+    verdicts: dict = field(default_factory=dict)
+    """What each check said (agent/earn.py `Verdicts.to_json`), empty when none ran."""
+    evidence: list[dict] = field(default_factory=list)
+    """For "unsure": the turns shown, verbatim ({session_id, turn, speaker, text})."""
+
+    @property
+    def abstained(self) -> bool:
+        """The outcome is "not in your history"."""
+        return self.outcome == "not_found"
 
 
-def deliver(
-    run: Run, text: str, cites: list[tuple[str, int]], computed: bool = False, abstained: bool = False
-) -> Answer:
-    """A sentence the program wrote whole: one token event, the answer event, the Answer."""
-    run.emit(AnswerTokenEvent(text))
-    run.emit(AnswerEvent(text, cites, abstained=abstained))
-    return Answer(text, cites, abstained=abstained, computed=computed)
+def deliver(run: Run, answer: Answer) -> Answer:
+    """An answer the program wrote whole: one token event, the answer event, the Answer."""
+    run.emit(AnswerTokenEvent(answer.text))
+    run.emit(AnswerEvent(answer.text, answer.citations, abstained=answer.abstained, outcome=answer.outcome))
+    return answer
+
+
+def not_found(run: Run, text: str) -> Answer:
+    """The outcome "not in your history"."""
+    return deliver(run, Answer(text, [], outcome="not_found", draft=text))
+
+
+def quoted(run: Run, lines: list[Line]) -> tuple[str, list[dict]]:
+    """Turns shown verbatim (neutralised, cut at `QUOTE_CHARS`), one a line with its tag and speaker."""
+    rows, shown_lines = [], []
+    for ln in lines:
+        text = neutralise(ln.view.text, QUOTE_CHARS)
+        rows.append(
+            {"session_id": ln.view.session_id, "turn": ln.view.turn, "speaker": ln.view.speaker, "text": text}
+        )
+        shown_lines.append(
+            f"{run.tags.tag(*ln.ref)} {neutralise(ln.view.speaker, 20, one_line=True)}: {text}"
+        )
+    return "\n".join(shown_lines), rows
+
+
+def unsure(run: Run, why: str, lines: list[Line], draft: str = "", verdicts: dict | None = None) -> Answer:
+    """The outcome "unsure": one sentence saying what could not be settled, then up to `QUOTES` turns
+    verbatim and cited. No answer is claimed."""
+    q = run.asked
+    lines = list(dict.fromkeys(lines))[:QUOTES]
+    body, rows = quoted(run, lines)
+    text = q.pack.say("unsure", why=why) + ("\n" + body if body else "")
+    cites = [ln.ref for ln in lines]
+    return deliver(
+        run,
+        Answer(text, cites, outcome="unsure", draft=draft or text, verdicts=verdicts or {}, evidence=rows),
+    )
 
 
 def evidence_notes(run: Run) -> list[Note]:
@@ -43,17 +93,6 @@ def evidence_notes(run: Run) -> list[Note]:
     return run.notes + [
         Note(b, 1, "candidate") for b in run.first_blocks if (b.session_id, b.turn) not in noted
     ]
-
-
-def distinctive(run: Run) -> set[str]:
-    """The stems of the rarer half of the question's content words (fewest turns hold them: the words
-    that say what it is about, "Meindl", "boots", not "bought", "realized")."""
-    q = run.asked
-    words = list(q.subject)
-    if not words:
-        return set()
-    rare = run.session.rarest(words, max(1, (len(words) + 1) // 2)) or words
-    return {s for w in rare for s in stems(w, q.lang)}
 
 
 def naming(evidence: list[Passage], keys: set[str], lang: str) -> list[Passage]:
@@ -88,9 +127,8 @@ def spoken_of(run: Run, read: list[Passage]) -> Passage | None:
     return None
 
 
-def closest(run: Run, passage: Passage, done: int) -> Answer:
-    """No reading stated the answer, but the chats speak of it: show the turn that does, verbatim and
-    cited, instead of saying it is not in the history."""
+def closest_line(run: Run, passage: Passage) -> Line:
+    """The turn of a passage that holds most of the question's words (a hit turn on a tie)."""
     q = run.asked
     words = [set(stems(w, q.lang)) for w in dict.fromkeys(q.subject)]
 
@@ -98,9 +136,7 @@ def closest(run: Run, passage: Passage, done: int) -> Answer:
         mine = set(stems(ln.view.text, q.lang))
         return sum(1 for w in words if mine & w), ln.hit
 
-    line = max(passage.lines, key=holds)  # the turn that holds most of the question's words
-    text = q.pack.say("closest", read=done, quote=shown(line.shown), tag=run.tags.tag(*line.ref))
-    return deliver(run, text, [line.ref])
+    return max(passage.lines, key=holds)
 
 
 def of_the_time(evidence: list[Passage], run: Run) -> list[Passage]:
@@ -136,16 +172,23 @@ def reading(
     return items
 
 
+def line_of(done: list[Passage], ref: tuple[str, int]) -> Line | None:
+    """The passage line of a turn that was read."""
+    return next((ln for p in done if (ln := p.line(ref)) is not None), None)
+
+
 def answer(run: Run) -> Answer:
     """Stage 2 for `run` (see the module docstring)."""
     q = run.asked
     evidence = passages(evidence_notes(run), q.subject, first_search_first=not q.aggregates)
-    first, aside = (evidence, []) if q.kind == "recommend" else by_wording(evidence, distinctive(run), q.lang)
+    first, aside = (
+        (evidence, []) if q.kind == "recommend" else by_wording(evidence, earn.distinctive(run), q.lang)
+    )
     first, aside = of_the_time(first, run), of_the_time(aside, run)
     for before in checks.BEFORE:
         refusal = before(q, evidence)
         if refusal:
-            return deliver(run, refusal, [], abstained=True)
+            return not_found(run, refusal)
     answerer = answerer_for(q.kind)
     done: list[Passage] = []
     items = reading(run, answerer, first, answerer.read, done)
@@ -162,17 +205,44 @@ def answer(run: Run) -> Answer:
         if refusal:
             near = spoken_of(run, done)
             if near is not None:
-                return closest(run, near, len(done))
-            return deliver(run, refusal, [], abstained=True)
-    composed = answerer.compose(found, run) or _as_read(found)
+                return unsure(run, q.pack.say("why_closest", read=len(done)), [closest_line(run, near)])
+            return not_found(run, refusal)
+    composed = answerer.compose(found, run)
+    if composed is None:
+        lines = [ln for it in items[:QUOTES] if (ln := line_of(done, it.ref)) is not None]
+        return unsure(run, q.pack.say("why_compute"), lines, draft=_as_read(found).text)
     if answerer.kind == "recommend":
         run.emit(AnswerEvent(composed.text, composed.citations))
-        return Answer(composed.text, composed.citations)
-    return deliver(run, composed.text, composed.citations, computed=composed.computed)
+        return Answer(composed.text, composed.citations, draft=composed.text)
+    speaker = lambda it: ln.view.speaker if (ln := line_of(done, it.ref)) is not None else ""  # noqa: E731
+    verdicts = earn.judge(run, found, composed, speaker)
+    if verdicts.failed:
+        why = _why(found, verdicts.failed[0])
+        cited = [ln for ref in composed.citations if (ln := line_of(done, ref)) is not None]
+        return unsure(run, why, cited, draft=composed.text, verdicts=verdicts.to_json())
+    return deliver(
+        run,
+        Answer(
+            composed.text,
+            composed.citations,
+            computed=composed.computed,
+            draft=composed.text,
+            verdicts=verdicts.to_json(),
+        ),
+    )
+
+
+def _why(found: Found, failed: str) -> str:
+    """The sentence that says which check an answer failed, in the question's language."""
+    pack, q = found.pack, found.question
+    if failed == "type":
+        expected = pack.say(f"type_{q.expects}", noun=q.noun) if q.expects else ""
+        return pack.say("why_type", expected=expected)
+    return pack.say(f"why_{failed}")
 
 
 def _as_read(found: Found) -> Composed:
     """What was read when the answerer could not compute from it (one event of two, amounts in mixed
     units): the items with their days and tags."""
-    shown = found.items[:3]
-    return Composed("; ".join(found.dated(it) for it in shown), [it.ref for it in shown])
+    shown_items = found.items[:3]
+    return Composed("; ".join(found.dated(it) for it in shown_items), [it.ref for it in shown_items])

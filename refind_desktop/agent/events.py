@@ -140,6 +140,8 @@ class AnswerEvent:
     answer: str
     citations: list[tuple[str, int]]
     abstained: bool = False
+    outcome: str = "answer"
+    """"answer", "unsure" (no claimed answer: the closest turns, verbatim) or "not_found"."""
 
 
 Event = SearchEvent | NoteEvent | RetryEvent | FinishEvent | AnswerTokenEvent | AnswerEvent
@@ -196,6 +198,15 @@ class AgentResult:
     stage_usage: dict[str, Usage]
     timings: dict[str, float]
     abstained: bool = False
+    outcome: str = "answer"
+    """"answer" (a checked answer), "unsure" (no claimed answer: `evidence` holds the closest turns,
+    verbatim) or "not_found" (not in the history)."""
+    draft: str = ""
+    """What the answerer composed before the checks (agent/earn.py)."""
+    verdicts: dict = field(default_factory=dict)
+    """What each check said of the draft."""
+    evidence: list[dict] = field(default_factory=list)
+    """For "unsure": the turns shown ({session_id, turn, speaker, text})."""
     kind: str = "lookup"
     """The question's kind (agent/question.py KINDS): lookup, latest, when, count, total, difference, span,
     order, yesno or recommend."""
@@ -229,7 +240,11 @@ class AgentResult:
             "mode": self.mode,
             "now": self.now.isoformat(),
             "answer": self.answer,
+            "outcome": self.outcome,
             "abstained": self.abstained,
+            "draft": self.draft,
+            "verdicts": dict(self.verdicts),
+            "evidence": list(self.evidence),
             "kind": self.kind,
             "computed": self.computed,
             "tags": dict(self.tags),

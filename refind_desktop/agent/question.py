@@ -61,6 +61,11 @@ class Question:
     it names none."""
     money: bool = False
     """Asks for an amount of money ("how much did I spend"): only amounts written as money answer it."""
+    expects: str = ""
+    """The type of thing the answer must be (the pack's `answer_types`): "number", "date", "person",
+    "place", "kind" (a thing of the kind `noun` names), or "" for anything."""
+    noun: str = ""
+    """For `expects == "kind"`: the kind of thing asked for, in the question's words ("bike")."""
 
     @property
     def pack(self) -> Pack:
@@ -111,6 +116,29 @@ def kind_of(text: str, pack: Pack) -> str:
     return "lookup"
 
 
+NUMBER_KINDS = ("count", "total", "difference", "span")
+"""Kinds whose answer is a number, whatever the question's asking words."""
+
+
+def answer_type(text: str, kind: str, pack: Pack) -> tuple[str, str]:
+    """(type, noun): what the answer must be, by the question's kind and the pack's `answer_types`."""
+    if kind in NUMBER_KINDS:
+        return "number", ""
+    if kind == "when":
+        return "date", ""
+    if kind in ("order", "yesno", "recommend"):
+        return "", ""
+    flat = " ".join(text.split())
+    for kind_of_answer, pattern in pack.answer_types:
+        m = pattern.search(flat)
+        if m:
+            noun = m.groupdict().get("noun") or ""
+            if kind_of_answer == "kind" and (not noun or noun.lower() in pack.plain_words):
+                return "", ""
+            return kind_of_answer, noun
+    return "", ""
+
+
 def span_unit(text: str, pack: Pack) -> str:
     """The unit a span question counts in: the first unit word it holds (days when none)."""
     for w in words(text.lower()):
@@ -128,6 +156,7 @@ def understand(text: str, now: datetime, tz: tzinfo, default_lang: str | None = 
     lowered = {w.lower() for w in words(text)}
     between = kind == "span" and bool(pack.between.search(text))
     since = kind == "span" and bool(pack.since_now.search(text)) and not between
+    expects, noun = answer_type(text, kind, pack)
     return Question(
         text=text,
         kind=kind,
@@ -141,6 +170,8 @@ def understand(text: str, now: datetime, tz: tzinfo, default_lang: str | None = 
         personal=bool(lowered & pack.first_person) and not lowered & pack.second_person,
         options=options(text, pack) if kind == "order" else events(text, pack) if kind == "span" else (),
         money=bool(lowered & pack.money_words) or any(c in text for c in CURRENCIES),
+        expects=expects,
+        noun=noun,
     )
 
 

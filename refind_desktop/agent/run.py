@@ -12,7 +12,7 @@ from typing import Any
 
 from ..errors import InvalidOutputError, TruncatedOutputError
 from ..llm.base import ChatMessage, Completion, LLMBackend, Usage
-from ..llm.schema import extract_json, validate
+from ..llm.schema import OUTPUT_MARK, extract_json, validate
 from ..search.engine import SearchSession
 from ..types import Block
 from .events import (
@@ -260,6 +260,7 @@ class Run:
             if cut:  # the reply ran out of room: the same question again, with twice the room
                 max_tokens, messages = max_tokens * 2, base
                 continue
-            fix = f"That reply was invalid: {err}. Reply again with JSON only, in the format asked for."
+            reason = str(err).split(OUTPUT_MARK)[0]  # never the reply's own text (it may echo chat text)
+            fix = f"That reply was invalid: {reason}. Reply again with JSON only, in the format asked for."
             messages = base + ([ChatMessage("assistant", raw)] if raw else []) + [ChatMessage("user", fix)]
         return None

@@ -37,6 +37,8 @@ def _content_words(text: str) -> list[str]:
 def _controller_reply(messages: list[ChatMessage], schema: dict) -> dict:
     props = schema.get("properties", {})
     reply: dict = {}
+    if set(props) == {"about", "answers"}:  # the confirming reading of an answer (agent/earn.py): agree
+        return {"about": True, "answers": True}
     if "relevant" in props:  # the batched relevance call: keep every result it was shown
         return {"relevant": list(props["relevant"].get("items", {}).get("enum", [1]))}
     if "items" in props:  # an aggregation's extraction: nothing extracted (the written answer follows)

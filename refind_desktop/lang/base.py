@@ -71,6 +71,10 @@ class Pack:
     money answer it."""
     money_units: Mapping[str, str] = field(default_factory=dict)
     """Currency words and the sign they stand for ("euros": "€")."""
+    answer_types: tuple[tuple[str, re.Pattern[str]], ...] = ()
+    """(type, pattern) in order, the first found in a question decides the type of thing its answer must
+    be: "number", "date", "person", "place", or "kind" (a thing of the kind the pattern's group "noun"
+    names: "which bike"); a question that matches none may be answered by anything."""
 
     @cached_property
     def plain_words(self) -> frozenset[str]:

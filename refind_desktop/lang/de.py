@@ -191,6 +191,15 @@ KIND_CUES = cues(
 )
 """Question cues, first match wins (the same kinds and order as the English pack)."""
 
+ANSWER_TYPES = cues(
+    ("number", r"\bwie (viele?|lange|alt|weit|oft|groß|schwer|schnell)\b|\bwieviele?\b|\banzahl\b"),
+    ("date", r"^\s*wann\b|\ban welchem (tag|datum)\b|\bwelche[sn]? datum\b|\bin welchem (jahr|monat)\b"),
+    ("person", r"^\s*(wer|wen|wem|wessen)\b|\b(mit|von|für|bei|zu) wem\b"),
+    ("place", r"^\s*(wo|wohin|woher)\b"),
+    ("kind", r"^\s*welche[srnm]?\s+(?P<noun>\w+)\b"),
+)
+"""The type of thing an answer must be, by the question's asking words (first match wins)."""
+
 PHRASES = {
     "not_found": "Das steht nicht in deinem Verlauf: Ich habe {read} Abschnitte deiner Chats gelesen, "
     "und keiner sagt es.",
@@ -212,6 +221,18 @@ PHRASES = {
     "months": "Monate",
     "years": "Jahre",
     "said_on": "gesagt am {day}",
+    "unsure": "Unsicher: {why} Die Abschnitte, die am nächsten kommen:",
+    "why_type": "Was ich gelesen habe, ist nicht {expected}, wonach die Frage fragt.",
+    "why_about": "Der Beitrag, den ich zitieren würde, handelt nicht von dem, wonach gefragt ist.",
+    "why_answers": "Der Beitrag, den ich zitieren würde, beantwortet die Frage nicht klar.",
+    "why_echo": "Was ich gelesen habe, wiederholt nur die Worte der Frage.",
+    "why_compute": "Ich konnte die Antwort aus dem Gelesenen nicht ausrechnen.",
+    "why_closest": "Keiner der {read} gelesenen Abschnitte sagt es klar.",
+    "type_number": "eine Zahl",
+    "type_date": "ein Datum",
+    "type_person": "eine Person",
+    "type_place": "ein Ort",
+    "type_kind": "ein(e) {noun}",
 }
 """The answer sentences the program writes."""
 
@@ -254,5 +275,6 @@ PACK = Pack(
         re.IGNORECASE,
     ),
     phrases=PHRASES,
+    answer_types=ANSWER_TYPES,
     abstain=re.compile(r"\b(nicht (in|erwähnt|gefunden)|keine (information|angabe)|weiß nicht)\b", re.I),
 )

@@ -138,6 +138,18 @@ KIND_CUES = cues(
 now": its answerer takes the newest count written), a date, a present state, a request for a suggestion,
 a request to tell or recall a thing ("can you remind me what …" asks for the thing, not for yes or no), a yes/no question."""
 
+ANSWER_TYPES = cues(
+    ("number", r"\bhow (many|much|long|old|far|often|tall|big|heavy|fast)\b|\b(the )?(number|amount) of\b"),
+    ("date", r"^\s*when\b|\b(what|which) (date|day|year|month)\b|\bon what (date|day)\b"),
+    ("person", r"^\s*(who|whom|whose)\b|\b(with|to|from|for|by) whom\b"),
+    ("place", r"^\s*where\b|\bfrom where\b"),
+    (
+        "kind",
+        r"^\s*(?:what|which)\s+(?P<noun>(?!(?:is|was|are|were|do|does|did|have|has|had|can|could|will|would|should|kind|sort|type)\b)[a-z][a-z-]+)\b",
+    ),
+)
+"""The type of thing an answer must be, by the question's asking words (first match wins)."""
+
 PHRASES = {
     "not_found": "That is not in your history: I read {read} passages of your chats and none says it.",
     "closest": "None of the {read} passages I read states it plainly; the closest is: {quote} {tag}",
@@ -158,6 +170,18 @@ PHRASES = {
     "months": "months",
     "years": "years",
     "said_on": "said on {day}",
+    "unsure": "Unsure: {why} The passages that come closest:",
+    "why_type": "what I read is not {expected}, which the question asks for.",
+    "why_about": "the turn I would cite does not tell of what the question asks about.",
+    "why_answers": "the turn I would cite does not plainly answer the question.",
+    "why_echo": "what I read only repeats the question's own words.",
+    "why_compute": "I could not work the answer out from what I read.",
+    "why_closest": "none of the {read} passages I read states it plainly.",
+    "type_number": "a number",
+    "type_date": "a date",
+    "type_person": "a person",
+    "type_place": "a place",
+    "type_kind": "a {noun}",
 }
 """The answer sentences the program writes."""
 
@@ -216,4 +240,5 @@ PACK = Pack(
     ),
     phrases=PHRASES,
     abstain=ABSTAIN,
+    answer_types=ANSWER_TYPES,
 )

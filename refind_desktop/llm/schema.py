@@ -99,6 +99,11 @@ def extract_json(text: str) -> Any:
     raise ValueError("no JSON object in the output")
 
 
+OUTPUT_MARK = " Output began: "
+"""Where an invalid-output message starts quoting the model's text (a retry prompt leaves it out: the
+text may echo chat text, which enters a prompt only inside a data section)."""
+
+
 def parse_json_output(text: str, schema: dict, who: str, truncated: bool = False) -> Any:
     """Parse a model's JSON answer and check it against `schema`; BackendError says what to change."""
     try:
@@ -111,7 +116,7 @@ def parse_json_output(text: str, schema: dict, who: str, truncated: bool = False
         )
         error = TruncatedOutputError if truncated else InvalidOutputError
         raise error(
-            f"{who} returned invalid JSON ({exc.msg} at char {exc.pos}); {hint}. Output began: {text[:200]!r}"
+            f"{who} returned invalid JSON ({exc.msg} at char {exc.pos}); {hint}.{OUTPUT_MARK}{text[:200]!r}"
         ) from exc
     problems = schema_errors(data, schema)
     if problems:

@@ -156,6 +156,8 @@ def stage_of(schema: dict | None) -> str:
     if schema is None:
         return "answer"
     props = set(schema.get("properties", {}))
+    if props == {"about", "answers"}:
+        return "confirm"
     if "relevant" in props:
         return "relevance"
     if "found" in props:

@@ -41,7 +41,8 @@ def scripted_from_file(path: Path) -> Any:
     """TEST ONLY: a ScriptedBackend answering by agent step from a JSON script.
 
     Keys: "query", "next" (replies), "judge_yes_if" (a judge says yes when the record contains this text),
-    "answer" (text: read from the passage whose turn holds its words), "delay" (seconds each call sleeps: lets a test cancel mid-run), "calls_log" (a file
+    "answer" (text: read from the passage whose turn holds its words), "confirm" (the confirming
+    reading's reply, default agreeing), "delay" (seconds each call sleeps: lets a test cancel mid-run), "calls_log" (a file
     that gets one line per model call, so a test can see when the run stopped).
     """
     from ..llm.scripted import ScriptedBackend, stage_of
@@ -69,6 +70,8 @@ def scripted_from_file(path: Path) -> Any:
             return {"indices": [1]}
         if stage == "read":  # the answer text is the reading of the passage that holds it
             return script.get("read", script.get("answer"))
+        if stage == "confirm":  # the confirming reading of an answer's turn agrees unless the script says
+            return script.get("confirm", {"about": True, "answers": True})
         return script[stage]
 
     return ScriptedBackend(respond, name="scripted")

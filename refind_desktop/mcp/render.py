@@ -239,6 +239,17 @@ def ask_json(data: dict) -> dict:
     """An answer result's JSON (`refind ask --json`'s keys) with model- and chat-derived text delimited."""
     data = dict(data)
     data["answer"] = section("answer", data.get("answer", ""))
+    if "draft" in data:  # what the answerer composed before the checks: chat-derived
+        data["draft"] = section("draft", data["draft"])
+    data["evidence"] = [  # an unsure outcome's closest turns, verbatim
+        {
+            **e,
+            "session_id": session_ref(e["session_id"]),
+            "speaker": speaker(e.get("speaker", ""), f"evidence {n}"),
+            "text": section(f"evidence {n}", e.get("text", "")),
+        }
+        for n, e in enumerate(data.get("evidence") or [], 1)
+    ]
     trajectory = []
     for step in data.get("trajectory", []):
         step = dict(step)

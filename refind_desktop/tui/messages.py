@@ -106,6 +106,8 @@ class QuestionAnswered(Message):
     answer: str
     citations: list[tuple[str, int]]
     titles: dict[str, str] = field(default_factory=dict)
+    outcome: str = "answer"
+    """"answer", "unsure" (no answer claimed: the citations are the closest passages) or "not_found"."""
 
 
 @dataclass

@@ -364,8 +364,9 @@ def test_result_json_shape(svc):
     backend = ScriptedBackend(by_stage(relevance={"relevant": [1]}, answer="30 euros [S1 T2]"))
     data = Agent(svc.engine, backend, config=small()).run("umbrella euros?", NOW).to_json()
     json.dumps(data)
-    assert {"answer", "citations", "trajectory", "usage", "kind", "tags"} <= set(data)
+    assert {"answer", "citations", "trajectory", "usage", "kind", "tags", "outcome"} <= set(data)
     assert data["citations"] == [{"session_id": "s:paris", "turn": 2}]
+    assert data["outcome"] == "answer" and data["verdicts"]["answers"] is True
     types = [t["type"] for t in data["trajectory"]]
     # stage 1 (searches and notes, then finish), then the answer stage's readings
     assert types[0] == "search" and types.index("finish") < types.index("read")
@@ -374,8 +375,9 @@ def test_result_json_shape(svc):
     ) == {"read"}
     read = next(t for t in data["trajectory"] if t["type"] == "read" and t["items"])
     assert read["items"][0]["turn"] == 2 and "30 euros" in read["items"][0]["words"]
-    usage = data["usage"]  # the first search, the second look, a relevance call each, the answer
-    assert usage["llm_calls"] == len(backend.calls) == 3 and usage["searches"] == 2
+    usage = data["usage"]  # the first search, the second look, a relevance call each, the reading, the
+    # confirming reading of the answer's cited turn
+    assert usage["llm_calls"] == len(backend.calls) == 4 and usage["searches"] == 2
     assert {"prompt_tokens", "completion_tokens", "search_seconds", "model_seconds"} <= set(usage)
 
 

@@ -55,6 +55,8 @@ def by_stage(**handlers: Callable | object) -> Callable:
 
     if "answer" in handlers:  # the answer text a test gives is the reading of the passage that holds it
         handlers.setdefault("read", handlers["answer"])
+    # the confirming reading of an answer's cited turn (agent/earn.py) agrees unless a test says otherwise
+    handlers.setdefault("confirm", {"about": True, "answers": True})
 
     def respond(messages, schema):
         h = handlers[stage_of(schema)]

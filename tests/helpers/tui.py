@@ -19,10 +19,13 @@ SHOWN = "14 May 2025: TAP Air Portugal TP1351 [S1 T2]."
 """The answer as shown: the day the turn names, the words, the program's tag of the turn."""
 
 
-def responder(gate: threading.Event | None = None, answer: str | dict = ANSWER) -> Callable:
+def responder(
+    gate: threading.Event | None = None, answer: str | dict = ANSWER, confirms: bool = True
+) -> Callable:
     """A model that keeps the results that mention TP1351 (one batched relevance call) and answers.
 
     With `gate`, the first model call waits for it (so a test can cancel a question in flight).
+    `confirms`: what the confirming reading of the answer's cited turn says (False: the outcome is unsure).
     """
 
     def respond(messages, schema):
@@ -42,6 +45,8 @@ def responder(gate: threading.Event | None = None, answer: str | dict = ANSWER) 
             return {"answer": "yes" if "TP1351" in messages[-1].content else "no"}
         if stage == "next":
             return {"action": "finish_search", "keywords": [], "date_from": None, "date_to": None}
+        if stage == "confirm":
+            return {"about": confirms, "answers": confirms}
         return answer
 
     return respond

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 from helpers.tui import LISBON, SHOWN, responder, wait_for, wait_indexed
-from textual.widgets import Input, ListView
+from textual.widgets import Input, Label, ListView
 
 from refind_desktop.agent import FinishEvent, NoteEvent, SearchEvent
 from refind_desktop.agent.keywords import search_words
@@ -76,6 +76,27 @@ class TestAsk:
             assert "TP1351" in str(cited[0].render())
             await pilot.press("escape")
             assert not isinstance(app.screen, TranscriptScreen)
+
+    async def test_unsure_is_shown_as_unsure_with_the_passages_never_as_an_answer(self, make_app, backend):
+        backend.responder = responder(confirms=False)  # the cited turn does not plainly answer it
+        app = make_app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait_indexed(pilot)
+            pane = await ask(pilot, "When is my flight to Lisbon?")
+            await wait_for(pilot, lambda: not pane.busy)
+            record = pane.records[1]
+            assert record.state == "done" and record.outcome == "unsure"
+            view = pane.query_one(AnswerView)
+            assert view.has_class("-unsure")
+            assert "UNSURE" in str(view.query_one("#outcome", Label).render())
+            assert "Closest passages" in str(view.query_one("#citations-title", Label).render())
+            assert record.answer.startswith("Unsure:") and "TP1351" in record.answer  # the turn, verbatim
+            assert record.citations and record.citations[0][0] == LISBON
+            # the next question, confirmed, is an answer again
+            backend.responder = responder()
+            await ask(pilot, "When is my flight to Lisbon?")
+            await wait_for(pilot, lambda: not pane.busy)
+            assert pane.records[2].outcome == "answer" and not view.has_class("-unsure")
 
     async def test_escape_cancels_the_question_in_flight(self, make_app, backend):
         gate = threading.Event()

@@ -44,6 +44,8 @@ class AskRecord:
     events: list = field(default_factory=list)
     answer: str = ""
     citations: list[tuple[str, int, str]] = field(default_factory=list)
+    outcome: str = ""
+    """The answer's outcome once done: "answer", "unsure" or "not_found"."""
     state: str = "running"
     """running, done, failed or cancelled."""
 
@@ -159,7 +161,8 @@ class AskPane(Vertical):
         for sid, _ in result.citations:
             rec = app.services.catalog.get_session(sid)  # type: ignore[attr-defined]
             titles[sid] = rec.title if rec else sid
-        self.post_message(QuestionAnswered(qid, result.answer, list(result.citations), titles))
+        outcome = getattr(result, "outcome", "answer")
+        self.post_message(QuestionAnswered(qid, result.answer, list(result.citations), titles, outcome))
 
     def action_cancel_question(self) -> None:
         """Esc: stop the question in flight and give the question back to the input."""
@@ -189,6 +192,7 @@ class AskPane(Vertical):
         if record is None or record.state != "running":
             return
         record.answer = message.answer
+        record.outcome = message.outcome
         record.citations = [(s, t, message.titles.get(s, s)) for s, t in message.citations]
         record.state = "done"
         self._finish(record)
@@ -227,6 +231,7 @@ class AskPane(Vertical):
         self.query_one(TrajectoryView).events = tuple(record.events)
         view = self.query_one(AnswerView)
         view.streaming = record.state == "running"
+        view.outcome = record.outcome
         view.answer = record.answer
         view.citations = tuple(record.citations)
         self.refresh_bindings()

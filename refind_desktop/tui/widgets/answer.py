@@ -52,8 +52,16 @@ class AnswerView(Vertical):
     citations: reactive[tuple[tuple[str, int, str], ...]] = reactive(tuple, init=False)
     """(session_id, turn, session title) of each citation."""
     streaming: reactive[bool] = reactive(False, init=False)
+    outcome: reactive[str] = reactive("", init=False)
+    """"answer", "unsure", "not_found", or "" while none is known."""
+
+    OUTCOME_LABELS = {
+        "unsure": "UNSURE — no answer is claimed. The closest passages, verbatim:",
+        "not_found": "NOT IN YOUR HISTORY",
+    }
 
     def compose(self) -> ComposeResult:
+        yield Label("", id="outcome")
         yield Static("", id="answer-text")
         yield Label("Sources", id="citations-title")
         yield ListView(id="citations")
@@ -61,6 +69,14 @@ class AnswerView(Vertical):
     def on_mount(self) -> None:
         self.watch_answer(self.answer)
         self.watch_citations(self.citations)
+        self.watch_outcome(self.outcome)
+
+    def watch_outcome(self, outcome: str) -> None:
+        self.set_class(outcome == "unsure", "-unsure")
+        self.set_class(outcome == "not_found", "-not-found")
+        self.query_one("#outcome", Label).update(self.OUTCOME_LABELS.get(outcome, ""))
+        title = "Closest passages" if outcome == "unsure" else "Sources"
+        self.query_one("#citations-title", Label).update(title)
 
     def watch_answer(self, answer: str) -> None:
         text = answer_text(answer) if answer else Text("")

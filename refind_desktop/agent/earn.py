@@ -1,0 +1,176 @@
+"""What an answer must pass before it is stated as one: it is the type of thing the question asks for, it
+says something the question does not, and the turn it cites tells of the thing asked about and answers
+it. Each check is general (no benchmark in it); a failed one makes the outcome "unsure", with the
+passages shown verbatim instead of a claimed answer."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..index.schema import stems
+from ..lang import PACKS
+from . import prompts
+from .answerers import Composed, Found
+from .reading import Item, news
+from .render import neutralise
+from .run import Run
+
+SINGLE = ("lookup", "yesno", "when", "latest")
+"""Kinds whose answer is one item read from one turn (the confirming reading reads that turn)."""
+_DIGITS = re.compile(r"\d")
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+
+
+@dataclass
+class Verdicts:
+    """What each check said of one answer (kept in the trace, so every check can be weighed alone)."""
+
+    typed: bool = True
+    news: bool = True
+    stems: bool = True
+    about: bool | None = None
+    """The confirming reading: does the cited turn tell of the thing asked about (None: not asked)."""
+    answers: bool | None = None
+    """The confirming reading: does it say the answer is these words (of the asked type)."""
+    failed: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        """Plain dict."""
+        return {
+            "typed": self.typed,
+            "news": self.news,
+            "stems": self.stems,
+            "about": self.about,
+            "answers": self.answers,
+            "failed": list(self.failed),
+        }
+
+
+def cited_items(found: Found, composed: Composed) -> list[Item]:
+    """The items whose turns the answer cites, in reading order."""
+    refs = set(composed.citations)
+    return [it for it in found.items if it.ref in refs] or found.items[:1]
+
+
+def has_number(words: str) -> bool:
+    """Whether words write a number: digits, or a number word of any pack's language."""
+    if _DIGITS.search(words):
+        return True
+    return any(p.number(t) is not None for t in _TOKEN.findall(words.lower()) for p in PACKS.values())
+
+
+def typed(found: Found, composed: Composed, items: list[Item]) -> bool:
+    """The answer is the type of thing asked for, as far as the program can tell without a model: a number
+    (computed, or written in the words read) for how many / how much / how long; a day for when. A person,
+    a place or a thing of a named kind is left to the confirming reading."""
+    q = found.question
+    if q.expects == "number":
+        return composed.computed or any(it.value is not None or has_number(it.words) for it in items)
+    if q.expects == "date":
+        return composed.computed or any(found.day(it) is not None for it in items)
+    return True
+
+
+def tells_news(found: Found, items: list[Item]) -> bool:
+    """Some cited item says something the question does not (words that only repeat it answer nothing)."""
+    q = found.question
+    return any(it.value is not None or news(it.words, q) for it in items)
+
+
+def distinctive(run: Run) -> set[str]:
+    """The stems of the rarer half of the question's content words (fewest turns hold them: the words
+    that say what it is about, "Meindl", "boots", not "bought", "realized")."""
+    q = run.asked
+    words = list(q.subject)
+    if not words:
+        return set()
+    rare = run.session.rarest(words, max(1, (len(words) + 1) // 2)) or words
+    return {s for w in rare for s in stems(w, q.lang)}
+
+
+def names_subject(found: Found, items: list[Item], keys: set[str]) -> bool:
+    """A cited turn holds one of the question's rarer words, as the index stems them (no words: true)."""
+    if not keys:
+        return True
+    lang = found.question.lang
+    return any(keys & set(stems(it.text, lang)) for it in items)
+
+
+CONFIRM_SCHEMA = {
+    "type": "object",
+    "properties": {"about": {"type": "boolean"}, "answers": {"type": "boolean"}},
+    "required": ["about", "answers"],
+    "additionalProperties": False,
+}
+
+
+def expected(found: Found) -> str:
+    """The type asked for as the confirming reading names it in English ("a person", "a bike"), or ""."""
+    q = found.question
+    if q.expects == "kind":
+        return (
+            f"a {neutralise(q.noun, 30, one_line=True)} (or kind of {neutralise(q.noun, 30, one_line=True)})"
+        )
+    return {"number": "a number", "date": "a date or time", "person": "a person", "place": "a place"}.get(
+        q.expects, ""
+    )
+
+
+def proposed(item: Item) -> str:
+    """The answer's words as the confirming reading sees them: only the words its turn holds (a reading's
+    words are the model's copy of the turn, and nothing else of a reply goes back into a prompt)."""
+    low = item.text.lower()
+    kept = [t for t in _TOKEN.findall(item.words) if t.lower() in low]
+    return neutralise(" ".join(kept), 100, one_line=True)
+
+
+def confirm_prompt(found: Found, item: Item, speaker: str) -> str:
+    """The confirming reading: the question, then the one turn an answer comes from and the answer's
+    words, both inside the data section (they are chat text)."""
+    q = found.question
+    kind = expected(found)
+    of_type = f", and is the proposed answer {kind}" if kind else ""
+    turn = prompts.turn_text(speaker, neutralise(item.text, 900))
+    return (
+        f"Question: {neutralise(q.text, 400, one_line=True)}\n\n"
+        f'<<<DATA\nChat turn: {turn}\n\nProposed answer: "{proposed(item)}"\nDATA>>>\n\n'
+        'Judge the proposed answer by this chat turn alone. "about": does the turn tell of the very thing '
+        "the question asks about (not merely something of the same kind)? "
+        f'"answers": does the turn say that the proposed answer answers the question{of_type}?\n'
+        'Reply as JSON: {"about": true or false, "answers": true or false}.'
+    )
+
+
+def confirm(run: Run, found: Found, item: Item, speaker: str) -> tuple[bool | None, bool | None]:
+    """(about, answers) from one short constrained reading; (None, None) when it gave no valid reply."""
+    data = run.ask("confirm", confirm_prompt(found, item, speaker), CONFIRM_SCHEMA, 24, usage_stage="answer")
+    if not isinstance(data, dict):
+        return None, None
+    return bool(data.get("about")), bool(data.get("answers"))
+
+
+Speaker = Callable[[Item], str]
+
+
+def judge(run: Run, found: Found, composed: Composed, speaker: Speaker) -> Verdicts:
+    """Every check on one composed answer (see the module docstring). A single fact's answer is confirmed
+    by one short reading of its cited turn; a computed answer rests on the program's arithmetic."""
+    q = found.question
+    items = cited_items(found, composed)
+    v = Verdicts()
+    v.typed = typed(found, composed, items)
+    v.news = q.kind == "recommend" or q.kind == "yesno" or tells_news(found, items)
+    v.stems = names_subject(found, items, distinctive(run))
+    if q.kind in SINGLE and items:
+        v.about, v.answers = confirm(run, found, items[0], speaker(items[0]))
+    if not v.typed:
+        v.failed.append("type")
+    if not v.news:
+        v.failed.append("echo")
+    if not v.stems and v.about is not True:
+        v.failed.append("about")
+    if v.answers is False:
+        v.failed.append("answers")
+    return v

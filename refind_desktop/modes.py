@@ -47,10 +47,7 @@ class AnswerMode:
 
 def agent_config(settings: Any) -> AgentConfig:
     """The agent's budgets from settings."""
-    return AgentConfig(
-        max_searches=getattr(settings, "max_searches", 4),
-        controller=getattr(settings, "controller", "auto") or "auto",
-    )
+    return AgentConfig.from_settings(settings)
 
 
 def _agent_runner(mode: str) -> Runner:

@@ -6,8 +6,10 @@ not be settled) or "not_found" (nothing read speaks of it; agent/checks.py)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
+from ..index.said import ASSISTANT_STYLE
 from ..index.schema import stems
 from . import checks, earn
 from .answerers import Answerer, Composed, Found, answerer_for
@@ -154,15 +156,35 @@ def of_the_time(evidence: list[Passage], run: Run) -> list[Passage]:
     return sorted(evidence, key=lambda p: not told(p))
 
 
+def named_people(q, evidence: list[Passage]) -> set[str]:
+    """The speakers of a messenger chat whom the question names ("What did Emi say about the trip?"):
+    a speaker (a person's name, not a role of an assistant chat) one of whose name's words is a word
+    of the question."""
+    asked = {w.lower() for w in q.subject}
+    people = {ln.view.speaker for p in evidence for ln in p.lines if ln.view.speaker not in ASSISTANT_STYLE}
+    return {who for who in people if asked & {w.lower() for w in _NAME_WORD.findall(who)}}
+
+
+_NAME_WORD = re.compile(r"\w+", re.UNICODE)
+
+
 def reading(
-    run: Run, answerer: Answerer, group: list[Passage], budget: int, done: list[Passage]
+    run: Run,
+    answerer: Answerer,
+    group: list[Passage],
+    budget: int,
+    done: list[Passage],
+    people: set[str] = frozenset(),
 ) -> list[Item]:
     """The checked items of `group`'s passages, read in order until `budget` passages were read or the
-    answerer has `enough`; each passage read is added to `done`."""
+    answerer has `enough`; each passage read is added to `done`. A question that names people of the
+    chat (`people`) is answered from their own messages: another speaker's turn states nothing for it."""
     items: list[Item] = []
     stating = 0
     for passage in group[: max(0, budget)]:
         got = read(run, run.asked, passage, passage.order)
+        if people:
+            got = [it for it in got if (ln := passage.line(it.ref)) is not None and ln.view.speaker in people]
         done.append(passage)
         if got:
             items += got
@@ -191,11 +213,12 @@ def answer(run: Run) -> Answer:
             return not_found(run, refusal)
     answerer = answerer_for(q.kind)
     done: list[Passage] = []
-    items = reading(run, answerer, first, answerer.read, done)
+    people = set() if q.personal else named_people(q, evidence)
+    items = reading(run, answerer, first, answerer.read, done, people)
     if not items and aside:
         # abstain only when the notes lack it: before saying so, the passages set aside by wording are
         # read too, within what is left of the answerer's reading budget
-        items = reading(run, answerer, aside, answerer.read - len(done), done)
+        items = reading(run, answerer, aside, answerer.read - len(done), done, people)
     if q.personal and any(it.personal for it in items):
         # a question about the person is answered from what the person said, not from a reply
         items = [it for it in items if it.personal]

@@ -20,7 +20,8 @@ from ..search.engine import SearchEngine, SearchOptions
 from ..search.querywords import about_person
 from ..types import Block
 from . import prompts
-from .answer import answer
+from .answer import Answer
+from .answer import answer as answer_stage
 from .controllers import Controller, controller_for, make_controller
 from .events import AgentResult, Event
 from .question import understand
@@ -46,6 +47,14 @@ class AgentConfig:
     judge: str = "auto"
     """Deprecated alias of `controller`: "batch" = oneshot, "each" = small."""
 
+    @classmethod
+    def from_settings(cls, settings: object) -> AgentConfig:
+        """The agent's budgets from the settings (their defaults where a setting is missing)."""
+        return cls(
+            max_searches=getattr(settings, "max_searches", 4),
+            controller=getattr(settings, "controller", "auto") or "auto",
+        )
+
 
 class Agent:
     """Answers a question from the archive: a controller collects notes, then a cited answer."""
@@ -58,7 +67,9 @@ class Agent:
         options: SearchOptions | None = None,
         config: AgentConfig | None = None,
         controller: Controller | None = None,
+        answer: Callable[[Run], Answer] | None = None,
     ) -> None:
+        """`answer` replaces the answer stage (the eval harness's baselines do; the product never)."""
         if mode not in MODES:
             raise ConfigError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
         self.engine = engine
@@ -69,6 +80,7 @@ class Agent:
         self.config = config or AgentConfig()
         self.dates = self.options.temporal
         self.controller = controller or self._default_controller()
+        self.answer_stage = answer or answer_stage
 
     def _default_controller(self) -> Controller:
         c = self.config
@@ -135,7 +147,7 @@ class Agent:
         now = run.now
         t0 = time.perf_counter()
         self._loop(run)
-        out = answer(run)
+        out = self.answer_stage(run)
         total = time.perf_counter() - t0
         return AgentResult(
             question=question,

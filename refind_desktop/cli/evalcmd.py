@@ -62,8 +62,11 @@ def eval_setup() -> None:
 def qa_runner(mode: str) -> Callable:
     """The answer-mode runner for `eval qa`: the core's one registry (`modes.py`), injected into the
     harness as `runner(svc, backend, mode, question, now, on_event)`."""
+    from ..eval.baselines import RUNNERS
     from ..modes import get_mode, positional_runner
 
+    if mode in RUNNERS:  # a reference measured beside the modes, not a mode of the product
+        return RUNNERS[mode]
     get_mode(mode)  # a ConfigError naming the available modes
     return positional_runner
 
@@ -105,7 +108,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     q = esub.add_parser("qa", help="run the agent per question and score its answers")
     _common(q)
-    q.add_argument("--mode", choices=QA_MODES, default="refind")
+    q.add_argument(
+        "--mode",
+        choices=(*QA_MODES, "one-search+1call", "refind+1call", "oracle"),
+        default="refind",
+        help="an answer mode, or a reference measured beside them: one-search+1call, refind+1call "
+        "(one answer call over the notes) and oracle (the answer stage given the gold evidence)",
+    )
     q.add_argument(
         "--backend",
         default=None,

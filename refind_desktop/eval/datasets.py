@@ -34,6 +34,8 @@ class EvalQuestion:
     """Session ids (as indexed: `lme:<sid>`, `locomo:<sample>:session_<n>`), each once, gold order."""
     evidence_turns: list[str] = field(default_factory=list)
     """Turn ids of the evidence turns (`has_answer` turns; LoCoMo evidence dia_ids that resolve)."""
+    evidence_refs: list[tuple[str, int]] = field(default_factory=list)
+    """(session id, turn index) of each evidence turn (what the eval oracle reads)."""
     abstention: bool = False
     """LongMemEval `_abs` question: the answer is not in the history."""
     unresolved: list[str] = field(default_factory=list)
@@ -173,6 +175,7 @@ def _longmemeval_unit(path: Path, item: Any, n: int, tz: tzinfo) -> EvalUnit | N
     qid = str(item.get("question_id") or f"q{n}")
     gold = [f"lme:{sid}" for sid in dict.fromkeys(str(x) for x in item.get("answer_session_ids") or [])]
     evidence = _has_answer_turns(item, sessions)
+    index_of = {t.turn_id: (s.session_id, t.index) for s in sessions for t in s.turns}
     q = EvalQuestion(
         qid=qid,
         qtype=str(item.get("question_type") or "unknown"),
@@ -181,6 +184,7 @@ def _longmemeval_unit(path: Path, item: Any, n: int, tz: tzinfo) -> EvalUnit | N
         date=longmemeval.parse_date(item.get("question_date"), tz),
         answer_sessions=[s for s in gold if s in present],
         evidence_turns=evidence,
+        evidence_refs=[index_of[t] for t in evidence if t in index_of],
         abstention=qid.endswith("_abs"),
         unresolved=[s for s in gold if s not in present],
         history_end=history_end(sessions),

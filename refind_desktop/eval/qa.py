@@ -20,6 +20,7 @@ from ..errors import ConfigError, RefindError
 from .archive import archive_services, build_archive
 from .datasets import EvalQuestion, EvalUnit, load_units
 from .items import false_abstention
+from .outcomes import score_record
 from .runner import (
     ProgressLine,
     QuestionServices,
@@ -80,6 +81,9 @@ def answer_question(svc, backend, runner: Runner, mode: str, dataset: str, q: Ev
     noted = list(dict.fromkeys(n["session_id"] for n in data.get("notes", [])))
     rec.update(
         answer=data.get("answer", ""),
+        outcome=data.get("outcome") or ("not_found" if data.get("abstained") else "answer"),
+        draft=data.get("draft", ""),
+        verdicts=data.get("verdicts") or {},
         abstained=bool(data.get("abstained")),
         citations=data.get("citations", []),
         noted_sessions=noted,
@@ -89,6 +93,14 @@ def answer_question(svc, backend, runner: Runner, mode: str, dataset: str, q: Ev
     )
     rec.update(deterministic(rec["answer"], q.answer, dataset, q.abstention, q.category))
     rec["false_abstention"] = record_false_abstention(rec)
+    rec.update(
+        score_record(
+            rec,
+            lambda text: bool(
+                deterministic(text, q.answer, dataset, q.abstention, q.category)["det_correct"]
+            ),
+        )
+    )
     return rec
 
 
@@ -221,6 +233,10 @@ def run_qa(
     return summary
 
 
+OUTCOME_KEYS = tuple(
+    p + k for p in ("", "draft_") for k in ("right", "wrong", "unsure", "not_found", "false_not_found")
+)
+"""Shares of outcomes (eval/outcomes.py), with the checks and of the draft before them."""
 _USAGE_KEYS = (
     ("searches", "searches"),
     ("llm_calls", "llm_calls"),
@@ -256,6 +272,8 @@ def _means(records: list[dict], judge_label: str) -> dict:
             add("judge_seconds", verdict.get("seconds", 0.0))
         add("det_correct", r.get("det_correct"))
         add("det_f1", r.get("det_f1"))
+        for key in OUTCOME_KEYS:
+            add(key, r.get(key))
         add("evidence_recall", r.get("evidence_recall"))
         add("abstained", r.get("abstained"))
         add("false_abstentions", int(record_false_abstention(r)))

@@ -140,7 +140,19 @@ def qa_markdown(summary: dict) -> str:
     if types:
         keys = [
             k
-            for k in ("judge_correct", "det_correct", "det_f1", "evidence_recall", "false_abstentions")
+            for k in (
+                "judge_correct",
+                "det_correct",
+                "right",
+                "wrong",
+                "unsure",
+                "false_not_found",
+                "draft_right",
+                "draft_wrong",
+                "det_f1",
+                "evidence_recall",
+                "false_abstentions",
+            )
             if k in o
         ]
         rows = [[t, v.get("n")] + [v.get(k) for k in keys] for t, v in types.items()]

@@ -44,6 +44,7 @@ class QuestionServices:
     def __init__(self, base: Any, question: EvalQuestion, bounded: bool) -> None:
         self._base = base
         self.question_date = question.date
+        self.gold = question  # read only by the eval baselines (eval/baselines.py `oracle`)
         self.engine = base.engine.bounded(question.as_of) if bounded else base.engine
 
     def __getattr__(self, name: str) -> Any:
@@ -51,7 +52,7 @@ class QuestionServices:
 
     def __setattr__(self, name: str, value: Any) -> None:
         # the per-haystack caches (bm25s anchor, dense retriever, ...) belong to the shared services
-        if name in ("_base", "question_date", "engine"):
+        if name in ("_base", "question_date", "engine", "gold"):
             object.__setattr__(self, name, value)
         else:
             setattr(self._base, name, value)

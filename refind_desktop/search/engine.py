@@ -395,6 +395,34 @@ class SearchEngine:
             )
         return blocks
 
+    def blocks_at(self, refs: list[tuple[str, int]], window: int) -> list[Block]:
+        """A block around each (session id, turn), with `window` turns of context on each side; refs of
+        sessions the catalog does not know are left out."""
+        blocks: list[Block] = []
+        for sid, turn in refs:
+            rec = self.catalog.get_session(sid)
+            if rec is None:
+                continue
+            lo, hi = max(0, turn - window), min(rec.n_turns - 1, turn + window)
+            views = tuple(v for v in self.index.session_turns(rec.ord, lo, hi) if self.visible(v.timestamp))
+            if not views:
+                continue
+            blocks.append(
+                Block(
+                    rank=len(blocks) + 1,
+                    session_id=sid,
+                    session_title=rec.title,
+                    session_date=rec.started_at,
+                    turn=turn,
+                    score=0.0,
+                    hit_turns=(turn,),
+                    turns=views,
+                    chat_id=rec.chat,
+                    chat_title=rec.chat_title,
+                )
+            )
+        return blocks
+
     def rarest(self, words: list[str], n: int) -> list[str]:
         """The `n` words of `words` that the fewest turns hold (`TurnIndex.doc_freq`; a word no turn
         holds, such as a typo, is left out), in their order."""

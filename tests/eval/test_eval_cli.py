@@ -197,3 +197,19 @@ def test_eval_qa_locomo_exact_judge(capsys: pytest.CaptureFixture):
     assert summary["judge"] == "exact" and "judge_correct" not in summary["overall"]
     assert set(summary["by_type"]) == {"1-multi-hop", "2-temporal", "4-single-hop", "5-adversarial"}
     assert "LoCoMo" in summary["scorers"]["det_f1"]
+
+
+@pytest.mark.parametrize("mode", ["oracle", "refind+1call", "one-search+1call"])
+def test_eval_qa_references_run_beside_the_modes_and_score_outcomes(mode: str, capsys: pytest.CaptureFixture):
+    argv = ["eval", "qa", "--dataset", "longmemeval", "--data", str(LME), "--backend", "scripted"]
+    summary = _run_json(capsys, [*argv, "--mode", mode, "--json"])
+    assert summary["mode"] == mode and summary["questions"] == 3
+    overall = summary["overall"]
+    # every outcome share is reported, with the checks and of the draft before them
+    for key in ("right", "wrong", "unsure", "not_found", "false_not_found", "draft_right", "draft_wrong"):
+        assert 0.0 <= overall[key] <= 1.0, key
+    assert overall["right"] + overall["wrong"] + overall["unsure"] <= 1.0 + 1e-9
+    if mode == "oracle":  # the gold evidence is the notes: no search runs, the answer session is read
+        assert overall["searches"] == 0 and overall["evidence_recall"] == 1.0
+    else:  # one answer call over the notes: the references claim no "unsure"
+        assert overall["unsure"] == 0.0 and overall["searches"] >= 1

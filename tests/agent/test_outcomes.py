@@ -1,0 +1,200 @@
+"""The three outcomes and the checks an answer must pass (agent/earn.py), end to end with the scripted
+double: a stated answer, "unsure" with the closest turns verbatim, and "not in your history"."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from helpers.agent import ask_once, day, session
+
+from refind_desktop.agent.question import understand
+from refind_desktop.eval.outcomes import draft_outcome, score_record, scores
+from refind_desktop.types import Session, Turn
+
+NOW = datetime(2024, 6, 1, 12, 0, tzinfo=UTC)
+
+CHATS = [
+    session(
+        "s:commute",
+        day(3, 4),
+        "I started the new job at the harbour office this week.",
+        "The tram ride to the office is nice, I read on the way.",
+        title="new job",
+    ),
+    session("s:bike", day(4, 2), "I sold my old Gazelle bike to a neighbour for 80 euros.", title="bike"),
+    session(
+        "s:move",
+        day(4, 9),
+        "We moved the harbour office to the old pier building.",
+        "It rained all day, so we stayed in and played cards.",
+        title="moving day",
+    ),
+]
+
+
+def reading_of(words: str):
+    """A reading that copies `words` from whichever passage turn holds them, and nothing elsewhere."""
+
+    def read(prompt: str) -> dict:
+        task, data = prompt.split("<<<DATA", 1)
+        extra = {k: None for k in ("value", "when") if f'"{k}"' in task}  # the fields this kind asks for
+        for line in data.splitlines():
+            if line.startswith("[T") and words in line:
+                return {
+                    "found": True,
+                    "items": [{"turn": line[1 : line.index("]")], "words": words, **extra}],
+                }
+        return {"found": False, "items": []}
+
+    return read
+
+
+def test_a_checked_answer_is_stated_with_its_citation():
+    result, _ = ask_once(
+        CHATS, "Which bike did I sell?", NOW, relevance={"relevant": [1]}, read=reading_of("old Gazelle bike")
+    )
+    assert result.outcome == "answer" and result.citations == [("s:bike", 0)]
+    assert "old Gazelle bike" in result.answer and not result.answer.startswith("Unsure")
+
+
+def test_a_turn_the_confirming_reading_rejects_is_shown_as_unsure_never_as_an_answer():
+    # the reading copied a real sentence, but it does not answer the question: no answer is claimed
+    result, backend = ask_once(
+        CHATS,
+        "Who did I sell my bike to?",
+        NOW,
+        relevance={"relevant": [1]},
+        read=reading_of("sold my old Gazelle bike"),
+        confirm={"about": True, "answers": False},
+    )
+    assert result.outcome == "unsure" and not result.abstained
+    assert result.answer.startswith("Unsure:") and "does not plainly answer" in result.answer
+    # the closest turn, verbatim and cited, is shown for the person to judge
+    assert "I sold my old Gazelle bike to a neighbour for 80 euros." in result.answer
+    assert result.citations == [("s:bike", 0)]
+    assert result.evidence[0]["turn"] == 0 and "Gazelle" in result.evidence[0]["text"]
+    assert result.verdicts["answers"] is False and "answers" in result.verdicts["failed"]
+    assert result.draft and result.draft != result.answer  # what it would have said is kept for the trace
+    assert any(c.schema and set(c.schema["properties"]) == {"about", "answers"} for c in backend.calls)
+
+
+def test_a_how_long_question_answered_without_a_number_is_unsure():
+    result, _ = ask_once(
+        CHATS,
+        "How long is my tram ride to the office?",
+        NOW,
+        relevance={"relevant": [1]},
+        read=reading_of("The tram ride to the office is nice"),
+    )
+    assert result.outcome == "unsure" and "type" in result.verdicts["failed"]
+    assert "not a number" in result.answer
+
+
+def test_a_cited_turn_that_never_names_the_subject_needs_the_reading_to_say_it_tells_of_it():
+    # "rained all day" holds none of the question's rarer words ("harbour", "office")
+    asked = dict(relevance={"relevant": [1]}, read=reading_of("It rained all day"))
+    result, _ = ask_once(
+        CHATS, "Where is my harbour office?", NOW, confirm={"about": False, "answers": True}, **asked
+    )
+    assert result.outcome == "unsure" and "about" in result.verdicts["failed"]
+    # the same draft, said by the confirming reading to tell of it, passes that check
+    result, _ = ask_once(CHATS, "Where is my harbour office?", NOW, **asked)
+    assert "about" not in result.verdicts["failed"]
+
+
+def test_a_count_that_only_repeats_the_question_is_unsure_not_one_in_total():
+    result, _ = ask_once(
+        CHATS, "How many bikes did I sell?", NOW, relevance={"relevant": [1]}, read=reading_of("bike")
+    )
+    assert result.outcome == "unsure" and "1 in total" not in result.answer.split("\n")[0]
+    assert "echo" in result.verdicts["failed"]
+
+
+def test_nothing_read_states_it_and_nothing_speaks_of_it_is_not_in_the_history():
+    result, _ = ask_once(
+        CHATS,
+        "What is my goldfish called?",
+        NOW,
+        relevance={"relevant": [1]},
+        read={"found": False, "items": []},
+    )
+    assert result.outcome == "not_found" and result.abstained and result.evidence == []
+
+
+def test_the_question_word_says_what_type_the_answer_must_be_in_each_language():
+    def expects(text: str) -> tuple[str, str]:
+        q = understand(text, NOW, UTC)
+        return q.expects, q.noun
+
+    assert expects("Who lent me the ladder?") == ("person", "")
+    assert expects("Where did I leave the spare key?") == ("place", "")
+    assert expects("Which jacket did I return?") == ("kind", "jacket")
+    assert expects("How far is the lake from our cabin?") == ("number", "")
+    assert expects("What did I cook on Sunday?") == ("", "")
+    assert expects("Wer hat mir die Leiter geliehen?") == ("person", "")
+    assert expects("Wo habe ich den Ersatzschlüssel gelassen?") == ("place", "")
+    assert expects("Welche Jacke habe ich zurückgegeben?") == ("kind", "Jacke")
+
+
+def test_outcomes_are_scored_right_wrong_or_claiming_nothing():
+    assert scores("answer", True, False)["right"] == 1.0
+    assert scores("answer", False, False)["wrong"] == 1.0
+    unsure = scores("unsure", True, False)  # the gold words in the quoted turns earn nothing
+    assert unsure["right"] == unsure["wrong"] == 0.0 and unsure["unsure"] == 1.0
+    assert scores("not_found", False, False)["false_not_found"] == 1.0
+    assert scores("not_found", False, True)["right"] == 1.0 and scores("answer", True, True)["wrong"] == 1.0
+    # the draft of an answer the checks made unsure was stated as an answer before the checks
+    rec = {"outcome": "unsure", "verdicts": {"failed": ["answers"]}, "draft": "a neighbour", "det_correct": 0}
+    assert draft_outcome(rec) == "answer"
+    got = score_record(rec, lambda text: "neighbour" in text)
+    assert got["draft_right"] == 1.0 and got["right"] == 0.0 and got["unsure"] == 1.0
+
+
+def messenger(sid: str, when: datetime, *lines: tuple[str, str]) -> Session:
+    return Session(
+        sid,
+        "Emi and Jonah",
+        when,
+        ["Emi", "Jonah"],
+        [Turn(i, t, who, when) for i, (who, t) in enumerate(lines)],
+    )
+
+
+CHAT = [
+    messenger(
+        "wa:trip",
+        day(5, 2),
+        ("Jonah", "Back from hiking in the Alps, my knees hurt"),
+        ("Emi", "Poor knees! I was in Lisbon all week, the tiles everywhere are beautiful"),
+    )
+]
+
+
+def test_a_question_about_a_named_person_of_the_chat_is_answered_from_their_own_messages():
+    # the reading offers the other person's words: they do not answer a question about Emi
+    result, _ = ask_once(
+        CHAT,
+        "Where did Emi go hiking?",
+        NOW,
+        relevance={"relevant": [1]},
+        read=reading_of("hiking in the Alps"),
+    )
+    assert result.outcome != "answer" and "Alps" not in result.answer.split("\n")[0]
+    # the same words answer the question about the one who wrote them
+    result, _ = ask_once(
+        CHAT,
+        "Where did Jonah go hiking?",
+        NOW,
+        relevance={"relevant": [1]},
+        read=reading_of("hiking in the Alps"),
+    )
+    assert result.outcome == "answer" and "Alps" in result.answer
+    # a question of the person who asks ("I") that names someone is not limited to that someone's words
+    result, _ = ask_once(
+        CHAT,
+        "Did I tell Emi about the hiking in the Alps?",
+        NOW,
+        relevance={"relevant": [1]},
+        read=reading_of("hiking in the Alps"),
+    )
+    assert result.outcome == "answer"

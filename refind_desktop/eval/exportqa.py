@@ -33,6 +33,7 @@ from ..config import Settings
 from ..errors import ConfigError, RefindError
 from .exportset import QUESTIONS, ExportSet, SetQuestion, load_set, resolve_evidence, stratified, turn_table
 from .items import abstains, covered, false_abstention, items_share
+from .outcomes import OUTCOME_KEYS, score_record
 from .qa import backend_label, make_model
 from .runner import ProgressLine, ResultCache, data_fingerprint
 from .scoring import deterministic
@@ -97,13 +98,21 @@ def answer_one(
     usage = data.get("usage", {})
     dataset = "locomo" if s.scoring == "locomo" else "export"
     scores = deterministic(answer, q.answer, dataset, q.abstain, q.category_id)
+    outcome = data.get("outcome") or ("not_found" if said_none else "answer")
+    draft = str(data.get("draft") or answer)
     if q.abstain:  # abstaining is the answer; the phrases of the set's language count too
         scores["det_correct"] = float(said_none)
         share, hit, n = float(said_none), int(said_none), 1
-    else:
-        share, hit, n = items_share(answer, q.answer, s.language)
+        draft_share = share
+    else:  # an unsure outcome claims no item, whatever its quoted turns hold
+        share, hit, n = items_share(answer, q.answer, s.language) if outcome == "answer" else (0.0, 0, 1)
+        draft_share = items_share(draft, q.answer, s.language)[0]
     rec.update(
         answer=answer,
+        outcome=outcome,
+        draft=draft,
+        verdicts=data.get("verdicts") or {},
+        draft_gold_items=round(draft_share, 4),
         abstained=said_none,
         kind=data.get("kind"),
         noted=[[n_["session_id"], n_.get("hit_turn"), n_.get("turns", [])] for n_ in notes],
@@ -117,6 +126,14 @@ def answer_one(
         searches=usage.get("searches", 0),
         seconds=round(seconds, 3),
         **scores,
+    )
+    rec.update(
+        score_record(
+            {**rec, "abstention": q.abstain},
+            lambda text: bool(
+                deterministic(text, q.answer, dataset, q.abstain, q.category_id)["det_correct"]
+            ),
+        )
     )
     return rec
 
@@ -283,6 +300,8 @@ def answer_row(records: list[dict]) -> dict:
         "det_correct": _mean([r.get("det_correct", 0.0) for r in records]),
         "det_f1": _mean([r.get("det_f1", 0.0) for r in records]),
         "gold_items": _mean([r.get("gold_items", 0.0) for r in records]),
+        "draft_gold_items": _mean([r.get("draft_gold_items", 0.0) for r in records]),
+        **{k: _mean([r.get(k, 0.0) for r in records]) for k in OUTCOME_KEYS},
         "evidence_recall": _mean([r["evidence_recall"] for r in ok if r.get("evidence_recall") is not None]),
         "abstained": sum(1 for r in ok if r.get("abstained")),
         "false_abstentions": sum(1 for r in ok if r.get("false_abstention")),

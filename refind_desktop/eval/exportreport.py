@@ -19,7 +19,14 @@ RETRIEVAL_KEYS = (
 )
 ANSWER_KEYS = (
     "det_correct",
+    "right",
+    "wrong",
+    "unsure",
+    "false_not_found",
+    "draft_right",
+    "draft_wrong",
     "gold_items",
+    "draft_gold_items",
     "det_f1",
     "evidence_recall",
     "abstained",

@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+OUTCOME_KEYS = tuple(
+    p + k for p in ("", "draft_") for k in ("right", "wrong", "unsure", "not_found", "false_not_found")
+)
+"""Shares of outcomes, with the checks and of the draft before them (per-question 1.0 / 0.0)."""
 Correct = Callable[[str], bool]
 """Whether a text holds the gold answer (the set's deterministic rule)."""
 

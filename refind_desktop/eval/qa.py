@@ -20,7 +20,7 @@ from ..errors import ConfigError, RefindError
 from .archive import archive_services, build_archive
 from .datasets import EvalQuestion, EvalUnit, load_units
 from .items import false_abstention
-from .outcomes import score_record
+from .outcomes import OUTCOME_KEYS, score_record
 from .runner import (
     ProgressLine,
     QuestionServices,
@@ -233,10 +233,6 @@ def run_qa(
     return summary
 
 
-OUTCOME_KEYS = tuple(
-    p + k for p in ("", "draft_") for k in ("right", "wrong", "unsure", "not_found", "false_not_found")
-)
-"""Shares of outcomes (eval/outcomes.py), with the checks and of the draft before them."""
 _USAGE_KEYS = (
     ("searches", "searches"),
     ("llm_calls", "llm_calls"),

@@ -50,8 +50,9 @@ def test_agents_writing_while_watched_are_searchable_within_two_seconds(home: Pa
         assert watcher.wait_idle(30)
         assert svc.engine.search("seedling tray")
 
-        def found(words: str) -> bool:
-            return bool(svc.engine.search(words))
+        def found(phrase: str) -> bool:  # the phrase itself is in a hit turn, not only one of its words
+            blocks = svc.engine.search(phrase)
+            return any(phrase in t.text for b in blocks for t in b.turns)
 
         # Qwen Code appends a prompt and a reply to its chat
         chat = next(home.glob(".qwen/projects/*/chats/*.jsonl"))

@@ -27,7 +27,8 @@ _AMP_TREE = re.compile(
     r"(?:^|/)(?:\.local/share/amp|Application Support/amp|AppData/Local/amp|sourcegraph\.amp)/"
 )
 _AMP_KEEP = {"threads", "threads3"}
-# Cursor agent transcripts: ~/.cursor/projects/<slug>/agent-transcripts/[<id>/]<id>.{jsonl,txt}
+# Cursor agent transcripts: ~/.cursor/projects/<slug>/agent-transcripts/[<id>/]<id>.{jsonl,txt};
+# the CLI's chat stores ~/.cursor/chats/<workspace-hash>/<agent-id>/store.db
 _CURSOR = re.compile(r"(?:^|/)\.cursor/projects/[^/]+/agent-transcripts/(?:[^/]+/)*[^/]+\.(?:jsonl|txt)$")
 _CURSOR_TREE = re.compile(r"(?:^|/)\.cursor/")
 _CURSOR_DB = re.compile(r"(?:^|/)\.cursor/chats/[^/]+/[^/]+/store\.db$")
@@ -77,10 +78,10 @@ def classify(path: Path) -> tuple[str | None, str | None]:
     if _CURSOR.search(posix):
         return "cursor_cli", None
     if _CURSOR_DB.search(posix):
-        return None, (
-            "Cursor CLI chat store (content-addressed blobs, not read); its agent transcripts under "
-            "~/.cursor/projects/*/agent-transcripts are read instead"
-        )
+        cursor_home = path.parents[3]
+        if any(cursor_home.glob(f"projects/*/agent-transcripts/{path.parent.name}*")):
+            return None, "Cursor CLI chat store (its agent transcript is read instead)"
+        return "cursor_cli", None
     return None, None
 
 

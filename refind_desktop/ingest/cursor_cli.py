@@ -5,7 +5,8 @@ Anthropic-style blocks `text` / `thinking` / `tool_use` / `tool_result`, plus `t
 markers) and the older plain-text `<id>.txt` (`user:` and `assistant:` lines open each message;
 `[Thinking]`, `[Tool call] <name>` and `[Tool result] <name>` open sections inside a reply). The
 user's words sit inside `<user_query>` tags; what Cursor wraps around them (`<user_info>`,
-attached files, rules) is context, not the prompt. Neither layout records times.
+attached files, rules) is context, not the prompt. Neither layout records times. The CLI's
+own chat stores (`~/.cursor/chats/<hash>/<id>/store.db`) are read by `cursor_cli_store.py`.
 This is not the editor's `state.vscdb` (format `cursor`).
 """
 
@@ -36,7 +37,12 @@ _SECTION = re.compile(r"^\[(Thinking|Tool call|Tool result)\]\s*(.*)$")
 
 
 def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
-    """Yield the one session of an agent transcript (`.jsonl` or `.txt`)."""
+    """Yield the one session of an agent transcript (`.jsonl` or `.txt`) or of a CLI chat store."""
+    if path.name == "store.db":
+        from .cursor_cli_store import parse_store
+
+        yield from parse_store(path, ctx, user_words)
+        return
     messages = _jsonl(path, ctx) if path.suffix == ".jsonl" else _text(path, ctx)
     session = finish_session(
         Session(

@@ -37,6 +37,7 @@ def places(
         threads = user / "globalStorage" / "sourcegraph.amp" / "threads3"
         yield f"Amp ({editor})", threads, "threads of the editor extension (T-*.json)", _amp
     yield "Cursor agent", home / ".cursor" / "projects", "agent transcripts (*.jsonl, *.txt)", _cursor
+    yield "Cursor agent", home / ".cursor" / "chats", "CLI chat stores (store.db, read-only)", _cursor_store
 
 
 def _qwen_chats(folder: str, name: str) -> bool:
@@ -59,3 +60,7 @@ def _amp(folder: str, name: str) -> bool:
 
 def _cursor(folder: str, name: str) -> bool:
     return name.endswith((".jsonl", ".txt")) and "agent-transcripts" in Path(folder).parts
+
+
+def _cursor_store(folder: str, name: str) -> bool:
+    return name == "store.db"

@@ -3,7 +3,11 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import shutil
+import sqlite3
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -24,6 +28,79 @@ BAD = (
     ROOT
     / "malformed/.cursor/projects/home-dana-broken/agent-transcripts/0f0f0f0f-0000-4000-8000-000000000000.jsonl"
 )
+
+
+STORE_MESSAGES = [
+    {"role": "system", "content": "You are a coding agent running in the Cursor CLI."},
+    {"role": "user", "content": [{"type": "text", "text": "<user_info>\nOS Version: linux\n</user_info>\n<user_query>\nwhy does the seed tray heater stay on?\n</user_query>"}]},
+    {"role": "assistant", "content": [
+        {"type": "reasoning", "text": "Look at the relay state machine."},
+        {"type": "text", "text": "Checking the relay code."},
+        {"type": "tool-call", "toolCallId": "call_1", "toolName": "Shell", "args": {"command": "grep -n relay heater.py"}}]},
+    {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "call_1", "toolName": "Shell", "result": "heater.py:9: relay.on()  # never switched off"}]},
+    {"role": "assistant", "content": [{"type": "text", "text": "The relay is switched on and never off; add `relay.off()` above 24 degrees."}]},
+    {"role": "user", "content": [{"type": "text", "text": "<user_query>add it</user_query>"}]},
+    {"role": "assistant", "content": [{"type": "text", "text": "Added `relay.off()` when the tray passes 24 degrees."}]},
+]  # fmt: skip
+
+
+def _field(number: int, value: bytes) -> bytes:
+    """One length-delimited protobuf field (values under 128 bytes)."""
+    return bytes([number << 3 | 2, len(value)]) + value
+
+
+def _put(db: sqlite3.Connection, data: bytes) -> str:
+    blob_id = hashlib.sha256(data).hexdigest()
+    db.execute("INSERT OR IGNORE INTO blobs (id, data) VALUES (?, ?)", (blob_id, data))
+    return blob_id
+
+
+def _set_root(db: sqlite3.Connection, ids: list[str], agent_id: str) -> None:
+    root = b"".join(_field(1, bytes.fromhex(i)) for i in ids) + _field(9, b"/home/dana/src/greenhouse")
+    meta = {"agentId": agent_id, "latestRootBlobId": _put(db, root), "name": "Seed tray heater",
+            "mode": "default", "createdAt": 1764660600000, "lastUsedModel": "gpt-5"}  # fmt: skip
+    db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('0', ?)", (json.dumps(meta).encode().hex(),))
+
+
+def build_store(path: Path, keep_open: bool = False):
+    """A cursor-agent chat store as the CLI writes it (WAL mode, content-addressed blobs, protobuf root)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("CREATE TABLE blobs (id TEXT PRIMARY KEY, data BLOB)")
+    db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+    ids = [_put(db, json.dumps(m).encode()) for m in STORE_MESSAGES]
+    _set_root(db, ids, path.parent.name)
+    db.commit()
+    if keep_open:
+        return db
+    db.close()
+    return path
+
+
+def add_exchange(db: sqlite3.Connection, prompt: str, reply: str) -> None:
+    """What the CLI does for a new exchange: new message blobs, a new root, the meta row pointing at it."""
+    meta = json.loads(bytes.fromhex(db.execute("SELECT value FROM meta").fetchone()[0]))
+    root = db.execute("SELECT data FROM blobs WHERE id = ?", (meta["latestRootBlobId"],)).fetchone()[0]
+    ids, i = [], 0
+    while i < len(root):
+        number, size = root[i] >> 3, root[i + 1]
+        if number == 1:
+            ids.append(root[i + 2 : i + 2 + size].hex())
+        i += 2 + size
+    ids.append(
+        _put(
+            db,
+            json.dumps(
+                {"role": "user", "content": [{"type": "text", "text": f"<user_query>{prompt}</user_query>"}]}
+            ).encode(),
+        )
+    )
+    ids.append(
+        _put(db, json.dumps({"role": "assistant", "content": [{"type": "text", "text": reply}]}).encode())
+    )
+    _set_root(db, ids, meta["agentId"])
+    db.commit()
 
 
 def parse(path: Path) -> tuple[list, ParseContext]:
@@ -75,11 +152,76 @@ def test_detection_by_path_and_content_apart_from_the_editor(tmp_path: Path) -> 
     copied = tmp_path / "transcript.jsonl"
     copied.write_bytes(JSONL.read_bytes())
     assert detect_file(copied) == "cursor_cli"
-    store = tmp_path / ".cursor/chats/4d5e/0a1b/store.db"
-    store.parent.mkdir(parents=True)
-    store.write_bytes(b"SQLite format 3\x00" + b"\x00" * 100)
-    with pytest.raises(UndetectedError, match="Cursor CLI chat store"):
+
+
+def test_cli_chat_store_is_read_in_root_order_without_system_prompt_or_reasoning(tmp_path: Path) -> None:
+    store = build_store(tmp_path / ".cursor/chats/4d5e6f/0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d/store.db")
+    assert detect_file(store) == "cursor_cli"
+    [s], ctx = parse(store)
+    assert ctx.warnings == []
+    assert s.session_id == "cursor-cli:0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+    assert s.title == "Seed tray heater"
+    assert s.started_at == datetime(2025, 12, 2, 7, 30, tzinfo=UTC)
+    first, second = s.turns
+    assert first.text.startswith(
+        "User: why does the seed tray heater stay on?\n\nAssistant: Checking the relay code."
+    )
+    assert "[tool: Shell] command=grep -n relay heater.py" in first.text
+    assert "[tool output]\nheater.py:9: relay.on()  # never switched off\n[end tool output]" in first.text
+    assert first.text.endswith("The relay is switched on and never off; add `relay.off()` above 24 degrees.")
+    for absent in ("You are a coding agent", "OS Version", "relay state machine"):
+        assert absent not in first.text + second.text
+    assert second.text == "User: add it\n\nAssistant: Added `relay.off()` when the tray passes 24 degrees."
+
+
+def test_cli_chat_store_with_its_transcript_beside_is_not_read_twice(tmp_path: Path) -> None:
+    cursor = tmp_path / ".cursor"
+    store = build_store(cursor / "chats/4d5e6f/0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d/store.db")
+    transcript = cursor / "projects/p/agent-transcripts/0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d.txt"
+    transcript.parent.mkdir(parents=True)
+    transcript.write_text("user:\nhello\n", encoding="utf-8")
+    with pytest.raises(UndetectedError, match="its agent transcript is read instead"):
         detect_file(store)
+
+
+def test_cli_chat_store_in_wal_mode_is_read_without_writing_it(tmp_path: Path) -> None:
+    store = tmp_path / ".cursor/chats/4d5e6f/0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d/store.db"
+    writer = build_store(store, keep_open=True)
+    try:
+        add_exchange(writer, "is the tray thermostat calibrated?", "Yes, within half a degree.")
+        main_before = store.read_bytes()
+        [s], _ = parse(store)
+        assert s.turns[-1].text.endswith("Yes, within half a degree.")  # committed rows still in the log
+        assert store.read_bytes() == main_before  # nothing checkpointed into the database by the reader
+        assert Path(f"{store}-wal").exists()
+    finally:
+        writer.close()
+
+
+def test_cli_chat_store_without_a_readable_root_falls_back_to_stored_order(tmp_path: Path) -> None:
+    store = build_store(tmp_path / ".cursor/chats/h/a1/store.db", keep_open=True)
+    meta = json.loads(bytes.fromhex(store.execute("SELECT value FROM meta").fetchone()[0]))
+    store.execute(
+        "DELETE FROM blobs WHERE id = ?", (meta["latestRootBlobId"],)
+    )  # the root is not there (yet)
+    store.commit()
+    store.close()
+    [s], _ = parse(tmp_path / ".cursor/chats/h/a1/store.db")
+    assert [t.text.split("\n")[0] for t in s.turns] == [
+        "User: why does the seed tray heater stay on?",
+        "User: add it",
+    ]
+
+
+def test_a_database_that_is_no_chat_store_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / ".cursor/chats/h/a1/store.db"
+    path.parent.mkdir(parents=True)
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE other (x)")
+    db.commit()
+    db.close()
+    with pytest.raises(ParseError, match="not a Cursor CLI chat store"):
+        parse(path)
 
 
 def test_folder_walk_reads_transcripts_and_skips_the_rest_silently() -> None:

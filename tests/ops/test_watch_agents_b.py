@@ -113,3 +113,34 @@ def test_agents_writing_while_watched_are_searchable_within_two_seconds(home: Pa
     finally:
         watcher.stop()
         svc.close()
+
+
+def test_cursor_cli_store_rows_written_while_watched_are_searchable(tmp_path: Path) -> None:
+    """The CLI keeps its WAL-mode store open and writes rows; the watcher reads them read-only within 2 s."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ingest"))
+    from test_cursor_cli import add_exchange, build_store
+
+    home = tmp_path / "home"
+    store = home / ".cursor/chats/4d5e6f/0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d/store.db"
+    writer = build_store(store, keep_open=True)
+    svc = build_services()
+    watcher = FolderWatcher(svc, home)
+    watcher.start()
+    try:
+        assert watcher.wait_idle(30)
+        assert svc.catalog.totals()["formats"]["cursor_cli"]["turns"] == 2
+        add_exchange(writer, "should the heater log its duty cycle?", "Yes, log the duty cycle every minute.")
+        seconds = until(
+            lambda: any("duty cycle" in t.text for b in svc.engine.search("duty cycle") for t in b.turns), 10
+        )
+        assert seconds is not None and seconds <= LIVE_S, seconds
+        assert watcher.wait_idle(10)
+        assert svc.catalog.totals()["formats"]["cursor_cli"]["turns"] == 3
+        writer.execute("SELECT count(*) FROM blobs").fetchone()  # the writer still owns its database
+        add_exchange(writer, "and the humidity?", "Logged too.")  # ... and can go on writing
+    finally:
+        watcher.stop()
+        svc.close()
+        writer.close()

@@ -31,6 +31,8 @@ def agents_home(home: Path) -> Path:
     touch(home / ".cursor/projects/home-dana-src-app/agent-transcripts/5d2c/5d2c.jsonl")
     touch(home / ".cursor/projects/home-dana-src-app/agent-transcripts/91ab.txt", "user:\nhi\n")
     touch(home / ".cursor/projects/home-dana-src-app/mcp-approvals.json", "[]")
+    touch(home / ".cursor/chats/4d5e/0a1b/store.db", "SQLite format 3")
+    touch(home / ".cursor/chats/4d5e/0a1b/meta.json")
     touch(home / ".cursor/cli-config.json")
     return home
 
@@ -49,6 +51,7 @@ def test_linux_home_finds_every_agent_folder_with_counts(tmp_path: Path) -> None
         ("Amp", "~/.local/share/amp/threads", 1),
         ("Amp (Code)", "~/.config/Code/User/globalStorage/sourcegraph.amp/threads3", 1),
         ("Cursor agent", "~/.cursor/projects", 2),
+        ("Cursor agent", "~/.cursor/chats", 1),
     ]
     assert found[0].size == 100 and found[0].kind == "agent"
 

@@ -14,7 +14,7 @@ from pathlib import Path
 FORMATS = ("qwen_code", "factory_droid", "amp", "cursor_cli")
 
 # Qwen Code: ~/.qwen/projects/<cwd>/chats/<session>.jsonl; older ~/.qwen/tmp/<hash>/{chats/*.json,...}
-_QWEN_JSONL = re.compile(r"(?:^|/)\.qwen/projects/[^/]+/chats/[^/]+\.jsonl$")
+_QWEN_JSONL = re.compile(r"(?:^|/)\.qwen/(?:projects|tmp)/[^/]+/chats/[^/]+\.jsonl$")
 _QWEN_OLD = re.compile(r"(?:^|/)\.qwen/tmp/[^/]+/(?:chats/[^/]+\.json|checkpoint-[^/]+\.json|logs\.json)$")
 _QWEN_TREE = re.compile(r"(?:^|/)\.qwen/")
 _QWEN_KEEP = {"projects", "tmp"}

@@ -47,7 +47,10 @@ def _qwen_chats(folder: str, name: str) -> bool:
 def _qwen_old(folder: str, name: str) -> bool:
     if name == "logs.json":  # the old prompt log, read only where no chats folder replaced it
         return not os.path.isdir(os.path.join(folder, "chats"))
-    return name.endswith(".json") and (os.path.basename(folder) == "chats" or name.startswith("checkpoint-"))
+    in_chats = os.path.basename(folder) == "chats"
+    return (in_chats and name.endswith((".json", ".jsonl"))) or (
+        name.startswith("checkpoint-") and name.endswith(".json")
+    )
 
 
 def _droid(folder: str, name: str) -> bool:

@@ -100,6 +100,13 @@ def test_detection_by_path_and_by_content_both_ways(tmp_path: Path) -> None:
     assert detect_file(other) == "claude_code"
 
 
+def test_jsonl_chat_under_the_per_hash_tmp_folder_is_qwen_code(tmp_path: Path) -> None:
+    path = tmp_path / ".qwen/tmp/9c2e4a6b/chats/7f3e2a10.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(CHAT.read_bytes())
+    assert detect_file(path) == "qwen_code"
+
+
 def test_prompt_log_beside_a_chats_folder_is_not_read_twice(tmp_path: Path) -> None:
     project = tmp_path / ".qwen/tmp/abc"
     shutil.copytree(OLD_SESSION.parent, project / "chats")

@@ -24,6 +24,11 @@ _SETUP_REPLY = "Got it. Thanks for the context!"
 _REPLY_TYPES = ("gemini", "qwen", "model", "assistant")
 
 
+def is_setup(text: str) -> bool:
+    """True for the context message the CLI sends first in a chat, or the model's canned reply to it."""
+    return bool(_SETUP.match(text.lstrip())) or text.strip() == _SETUP_REPLY
+
+
 def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
     """Yield the session(s) of one Gemini CLI file (session, saved chat or prompt log)."""
     yield from read(path, ctx, "gemini-cli", "gemini", "Gemini CLI")

@@ -105,6 +105,8 @@ def _record(rec: dict[str, Any], state: _State) -> None:
         if subtype not in _TYPED_SUBTYPES:
             return  # notification, cron, goal runtime, agent launch prompt: not typed by the user
         text = _prompt(rec, parts)
+        if text and gemini_cli.is_setup(text):
+            return  # the context message sent first in a chat, not typed by the user
         if text:
             state.messages.append(Message("user", text, ts, msg_id))
         elif tools := _responses(rec, parts):  # tool responses in a user record belong to the reply
@@ -112,7 +114,7 @@ def _record(rec: dict[str, Any], state: _State) -> None:
     elif kind == "assistant":
         texts = [p["text"].strip() for p in parts if _is_text(p)]
         calls = [p["functionCall"] for p in parts if isinstance(p.get("functionCall"), dict)]
-        lines = [t for t in texts if t]
+        lines = [t for t in texts if t and not gemini_cli.is_setup(t)]
         lines += [tool_text(str(c.get("name") or "tool"), args_text(c.get("args"))) for c in calls]
         if lines:
             state.messages.append(Message("assistant", "\n\n".join(lines), ts, msg_id))

@@ -169,6 +169,11 @@ def test_unknown_record_types_and_fields_are_tolerated(tmp_path: Path) -> None:
         },
         {"uuid": "c", "parentUuid": "b", "type": "assistant", "message": {"role": "model", "parts": "oops"}},
     ]
+    setup = "\nThis is the Qwen Code. We are setting up the context for our chat.\nToday's date is Monday."
+    records[1:1] = [
+        {"uuid": "s1", "type": "user", "message": {"role": "user", "parts": [{"text": setup}]}},
+        {"uuid": "s2", "type": "assistant", "message": {"role": "model", "parts": [{"text": "Got it. Thanks for the context!"}]}},
+    ]  # fmt: skip
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     [s], _ = parse(path)
     assert [t.text for t in s.turns] == ["User: water the ferns at dawn"]

@@ -47,6 +47,9 @@ class _State:
 
 def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
     """Yield the session of one Qwen Code file: a JSONL chat, or a legacy Gemini-style JSON file."""
+    if path.name == "logs.json":
+        yield from _prompt_log(path, ctx)
+        return
     if path.suffix == ".json":
         yield from gemini_cli.read(path, ctx, PREFIX, "qwen", "Qwen Code")
         return
@@ -73,6 +76,19 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
     )
     if session is not None:
         yield session
+
+
+def _prompt_log(path: Path, ctx: ParseContext) -> Iterator[Session]:
+    """The prompt log `tmp/<hash>/logs.json`: only the sessions no JSONL chat holds (with their replies).
+
+    Qwen Code goes on logging prompts there beside its JSONL chats, which are named by session id;
+    the log's own sessions get ids of their own (`qwen-code:log:<id>`) so the two never collide.
+    """
+    qwen = path.parents[2]
+    chats = {p.stem for p in qwen.glob("*/*/chats/*.jsonl")}
+    for session in gemini_cli.read(path, ctx, f"{PREFIX}:log", "qwen", "Qwen Code"):
+        if session.session_id.removeprefix(f"{PREFIX}:log:") not in chats:
+            yield session
 
 
 def _record(rec: dict[str, Any], state: _State) -> None:

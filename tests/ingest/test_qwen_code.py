@@ -76,9 +76,26 @@ def test_legacy_gemini_style_files_get_qwen_ids() -> None:
     assert "[tool: Edit] file_path=sensors.py\n[tool output]\nApplied 1 edit to sensors.py" in t.text
     assert "find the sensor loop" not in t.text and "Switched to model" not in t.text
     [log], _ = parse(OLD_LOG)
+    assert log.session_id == "qwen-code:log:0b1c2d3e-aaaa-4bbb-8ccc-dddddddddddd"
     assert [t.text for t in log.turns] == [
         "User: how do I calibrate the soil moisture probe?"
     ]  # /quit dropped
+
+
+def test_prompt_log_leaves_out_sessions_a_jsonl_chat_holds(tmp_path: Path) -> None:
+    qwen = tmp_path / ".qwen"
+    log = qwen / "tmp/abc/logs.json"
+    log.parent.mkdir(parents=True)
+    rows = [
+        {"sessionId": "old-1", "type": "user", "message": "when do I repot the lemon tree?", "timestamp": "2025-07-01T08:00:00Z"},
+        {"sessionId": "7f3e2a10", "type": "user", "message": "why does the schedule skip Sundays?", "timestamp": "2025-11-03T08:15:02Z"},
+    ]  # fmt: skip
+    log.write_text(json.dumps(rows), encoding="utf-8")
+    chat = qwen / "projects/-home-dana/chats/7f3e2a10.jsonl"
+    chat.parent.mkdir(parents=True)
+    chat.write_bytes(CHAT.read_bytes())
+    [s], _ = parse(log)
+    assert s.session_id == "qwen-code:log:old-1"  # the other prompt is read with its reply from the chat
 
 
 def test_detection_by_path_and_by_content_both_ways(tmp_path: Path) -> None:

@@ -116,6 +116,8 @@ def pruned(folder: Path) -> bool:
         return folder.name != "agent-transcripts"
     if parent.parent.name == "tmp" and parent.parent.parent.name == ".qwen":
         return folder.name == "checkpoints"
+    if parent.parent.name == "projects" and parent.parent.parent.name == ".qwen":
+        return folder.name != "chats"  # file history, memory, todos beside a project's chats
     if parent.name in ("amp", "sourcegraph.amp") and _AMP_TREE.search(folder.as_posix() + "/"):
         return folder.name not in _AMP_KEEP
     return False

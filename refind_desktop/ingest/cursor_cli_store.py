@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,7 @@ from .sqlite_ro import open_readonly
 PREFIX = "cursor-cli"
 
 
-def parse_store(path: Path, ctx: ParseContext, user_words) -> Iterator[Session]:
+def parse_store(path: Path, ctx: ParseContext, user_words: Callable[[str], str]) -> Iterator[Session]:
     """Yield the chat of one `store.db`; `user_words` picks the user's words out of a user message."""
     try:
         with closing(open_readonly(path)) as db:
@@ -169,7 +169,9 @@ def _varint(data: bytes, i: int) -> tuple[int, int]:
     return -1, -1
 
 
-def _message(value: Any, names: dict[str, str], user_words, msg_id: str) -> Message | None:
+def _message(
+    value: Any, names: dict[str, str], user_words: Callable[[str], str], msg_id: str
+) -> Message | None:
     """One message blob as a Message; system prompts, reasoning and empty messages give None."""
     if not isinstance(value, dict):
         return None

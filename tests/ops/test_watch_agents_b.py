@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers.cursor_store import add_exchange, build_store
 
 from refind_desktop.ingest.watcher import FolderWatcher
 from refind_desktop.services import build_services
@@ -117,11 +118,6 @@ def test_agents_writing_while_watched_are_searchable_within_two_seconds(home: Pa
 
 def test_cursor_cli_store_rows_written_while_watched_are_searchable(tmp_path: Path) -> None:
     """The CLI keeps its WAL-mode store open and writes rows; the watcher reads them read-only within 2 s."""
-    import sys
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ingest"))
-    from test_cursor_cli import add_exchange, build_store
-
     home = tmp_path / "home"
     store = home / ".cursor/chats/4d5e6f/0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d/store.db"
     writer = build_store(store, keep_open=True)

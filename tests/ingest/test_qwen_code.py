@@ -210,3 +210,33 @@ def test_fixture_tree_through_the_pipeline_is_searchable(tmp_path: Path) -> None
         assert again.added_turns == 0 and again.removed_turns == 0
     finally:
         svc.close()
+
+
+def test_branched_chat_adds_only_its_own_turns(tmp_path: Path) -> None:
+    """`/branch` copies the chat's records (uuids kept, new session id) into a new file, then goes on."""
+    chats = tmp_path / ".qwen/projects/-home-dana-src-greenhouse/chats"
+    chats.mkdir(parents=True)
+    (chats / CHAT.name).write_bytes(CHAT.read_bytes())
+    fork_id = "9d8c7b6a-5f4e-4d3c-8b2a-190817263544"
+    records = [json.loads(line) for line in CHAT.read_text(encoding="utf-8").splitlines()]
+    for r in records:
+        r["forkedFrom"] = {"sessionId": r["sessionId"], "messageUuid": r["uuid"]}
+        r["sessionId"] = fork_id
+    records += [
+        {"uuid": "f-1", "parentUuid": "q-0011", "sessionId": fork_id, "timestamp": "2025-11-04T07:00:00.000Z",
+         "type": "user", "message": {"role": "user", "parts": [{"text": "try watering on Sunday evenings instead"}]}},
+        {"uuid": "f-2", "parentUuid": "f-1", "sessionId": fork_id, "timestamp": "2025-11-04T07:00:05.000Z",
+         "type": "assistant", "message": {"role": "model", "parts": [{"text": "Moved the Sunday run to 19:00."}]}},
+    ]  # fmt: skip
+    (chats / f"{fork_id}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    svc = build_services()
+    try:
+        svc.ingestor.ingest([tmp_path])
+        assert svc.catalog.totals()["formats"]["qwen_code"]["turns"] == 3  # 2 original + 1 of the branch
+        hits = svc.engine.search("watering schedule skip Sundays")
+        assert {b.session_id for b in hits if any("skip Sundays" in t.text for t in b.turns)} == {
+            "qwen-code:7f3e2a10-5b6c-4d7e-8f90-a1b2c3d4e5f6"
+        }
+        assert svc.engine.search("Sunday evenings")[0].session_id == f"qwen-code:{fork_id}"
+    finally:
+        svc.close()

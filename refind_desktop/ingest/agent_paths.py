@@ -11,9 +11,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from . import agent_paths_b
 from .sqlite_ro import SIDE_FILES
 
 AGENT_FORMATS = ("gemini_cli", "cursor", "aider", "cline", "opencode", "copilot_chat", "continue_dev")
+AGENT_FORMATS += agent_paths_b.FORMATS  # Qwen Code, Factory Droid, Amp, Cursor agent transcripts
 
 AIDER_HISTORY = ".aider.chat.history.md"
 _GEMINI = re.compile(r"(?:^|/)\.gemini/tmp/[^/]+/(?:chats/[^/]+\.json|checkpoint-[^/]+\.json|logs\.json)$")
@@ -56,6 +58,9 @@ def classify(path: Path) -> tuple[str | None, str | None]:
     for side in SIDE_FILES:
         if name.endswith((".vscdb" + side, ".db" + side)) and Path(posix[: -len(side)]).is_file():
             return None, f"SQLite {side[1:]} file of {name[: -len(side)]} (read together with that database)"
+    fmt, reason = agent_paths_b.classify(path)
+    if fmt or reason:
+        return fmt, reason
     if name == "opencode.db":
         return "opencode", None
     if name.endswith(".vscdb"):
@@ -105,6 +110,8 @@ def sniff(text: str) -> str | None:
         return "aider" if looks_like_aider(body[:200]) else None
     if body[:1] not in ("{", "["):
         return None
+    if fmt := agent_paths_b.sniff(body):
+        return fmt
     for fmt, rule in _SNIFF:
         if rule.match(body):
             return fmt
@@ -122,7 +129,8 @@ def ignored(path: Path) -> bool:
     if path.parent.parent.name == "tasks" and path.parent.parent.parent.name in _task_extensions():
         return True  # task_metadata.json, the api history next to ui_messages.json, ...
     return bool(
-        _GEMINI_TREE.search(posix)
+        agent_paths_b.ignored(posix)
+        or _GEMINI_TREE.search(posix)
         or _OPENCODE_TREE.search(posix)
         or _VSCODE_STORAGE.search(posix)
         or _CONTINUE.search(posix)
@@ -132,6 +140,8 @@ def ignored(path: Path) -> bool:
 def pruned(folder: Path) -> bool:
     """Sub-folders of agent storage that never hold a chat file (extension caches, message parts)."""
     posix = folder.as_posix()
+    if agent_paths_b.pruned(folder):
+        return True
     m = _WORKSPACE_CHILD.search(posix)
     if m:
         return m.group(1) != "chatSessions"

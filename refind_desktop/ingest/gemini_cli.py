@@ -8,6 +8,7 @@ older versions without `chats/`, the prompt log `logs.json` (user prompts only).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,25 +18,42 @@ from ..types import Session
 from .agent_text import args_text, first_line, load_json, text_of, tool_text
 from .base import Message, ParseContext, finish_session, pair_turns, parse_timestamp, stable_id
 
-# The context message Gemini CLI sends first in every chat (and its canned reply).
-_SETUP_PREFIX = "This is the Gemini CLI. We are setting up the context for our chat."
+# The context message Gemini CLI (and its fork Qwen Code) sends first in every chat, and its canned reply.
+_SETUP = re.compile(r"^This is the [^.\n]{1,40}\. We are setting up the context for our chat\.")
 _SETUP_REPLY = "Got it. Thanks for the context!"
+_REPLY_TYPES = ("gemini", "qwen", "model", "assistant")
+
+
+def is_setup(text: str) -> bool:
+    """True for the context message the CLI sends first in a chat, or the model's canned reply to it."""
+    return bool(_SETUP.match(text.lstrip())) or text.strip() == _SETUP_REPLY
 
 
 def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
     """Yield the session(s) of one Gemini CLI file (session, saved chat or prompt log)."""
-    data = load_json(path, "a Gemini CLI chat")
+    yield from read(path, ctx, "gemini-cli", "gemini", "Gemini CLI")
+
+
+def read(path: Path, ctx: ParseContext, prefix: str, speaker: str, agent: str) -> Iterator[Session]:
+    """Sessions of a Gemini-style file; ids start with `prefix:`, `speaker` names the model side.
+
+    Qwen Code (a Gemini CLI fork) wrote the same files under `~/.qwen/tmp/` before its JSONL layout.
+    """
+    data = load_json(path, f"a {agent} chat")
     if isinstance(data, dict) and isinstance(data.get("messages"), list):
-        yield from _session_file(path, data, ctx)
+        yield from _session_file(path, data, ctx, prefix, speaker)
     elif isinstance(data, list) and path.name == "logs.json":
-        yield from _prompt_log(path, data, ctx)
+        yield from _prompt_log(path, data, ctx, prefix)
     elif isinstance(data, list) or (isinstance(data, dict) and isinstance(data.get("history"), list)):
-        yield from _saved_chat(path, data if isinstance(data, list) else data["history"], ctx)
+        history = data if isinstance(data, list) else data["history"]
+        yield from _saved_chat(path, history, ctx, prefix, speaker)
     else:
-        raise ParseError(f"{path}: not a Gemini CLI session (no 'messages' list); skipped")
+        raise ParseError(f"{path}: not a {agent} session (no 'messages' list); skipped")
 
 
-def _session_file(path: Path, data: dict[str, Any], ctx: ParseContext) -> Iterator[Session]:
+def _session_file(
+    path: Path, data: dict[str, Any], ctx: ParseContext, prefix: str, speaker: str
+) -> Iterator[Session]:
     sid = data.get("sessionId") if isinstance(data.get("sessionId"), str) else stable_id(str(path))
     messages: list[Message] = []
     for n, m in enumerate(data["messages"]):
@@ -48,7 +66,7 @@ def _session_file(path: Path, data: dict[str, Any], ctx: ParseContext) -> Iterat
         if kind == "user":
             if text:
                 messages.append(Message("user", text, ts, str(m.get("id") or "")))
-        elif kind in ("gemini", "model", "assistant"):
+        elif kind in _REPLY_TYPES:
             parts = [text] if text else []
             parts += [_tool_call(c) for c in m.get("toolCalls") or [] if isinstance(c, dict)]
             if parts:
@@ -60,10 +78,10 @@ def _session_file(path: Path, data: dict[str, Any], ctx: ParseContext) -> Iterat
     title = title or next((first_line(m.text) for m in messages if m.role == "user"), "")
     session = finish_session(
         Session(
-            session_id=f"gemini-cli:{sid}",
+            session_id=f"{prefix}:{sid}",
             title=title,
             started_at=parse_timestamp(data.get("startTime")),
-            participants=["user", "gemini"],
+            participants=["user", speaker],
             turns=pair_turns(messages),
         )
     )
@@ -95,7 +113,9 @@ def _responses(result: object) -> list[str]:
     return out
 
 
-def _saved_chat(path: Path, history: list[Any], ctx: ParseContext) -> Iterator[Session]:
+def _saved_chat(
+    path: Path, history: list[Any], ctx: ParseContext, prefix: str, speaker: str
+) -> Iterator[Session]:
     """`checkpoint-<tag>.json`: API contents `{role: user|model, parts: [...]}` without times."""
     messages: list[Message] = []
     for n, content in enumerate(history):
@@ -116,7 +136,7 @@ def _saved_chat(path: Path, history: list[Any], ctx: ParseContext) -> Iterator[S
                 tools.append(tool_text(str(fr.get("name") or "tool"), "", "\n".join(_responses([part]))))
         text = "\n\n".join(texts)
         if content.get("role") == "user":
-            if text and not text.startswith(_SETUP_PREFIX):
+            if text and not _SETUP.match(text):
                 messages.append(Message("user", text))
             elif tools:  # function responses travel in user contents: they belong to the reply
                 messages.append(Message("assistant", "\n\n".join(tools)))
@@ -127,9 +147,9 @@ def _saved_chat(path: Path, history: list[Any], ctx: ParseContext) -> Iterator[S
     tag = path.stem.removeprefix("checkpoint-")
     session = finish_session(
         Session(
-            session_id=f"gemini-cli:saved:{stable_id(path.parent.name, tag)}",
+            session_id=f"{prefix}:saved:{stable_id(path.parent.name, tag)}",
             title=tag or next((first_line(m.text) for m in messages if m.role == "user"), ""),
-            participants=["user", "gemini"],
+            participants=["user", speaker],
             turns=pair_turns(messages),
         )
     )
@@ -137,7 +157,7 @@ def _saved_chat(path: Path, history: list[Any], ctx: ParseContext) -> Iterator[S
         yield session
 
 
-def _prompt_log(path: Path, rows: list[Any], ctx: ParseContext) -> Iterator[Session]:
+def _prompt_log(path: Path, rows: list[Any], ctx: ParseContext, prefix: str) -> Iterator[Session]:
     """`logs.json` of versions before `chats/`: `{sessionId, type: user, message, timestamp}` rows."""
     if (path.parent / "chats").is_dir():
         return  # the chats folder holds the same prompts with their replies
@@ -155,7 +175,7 @@ def _prompt_log(path: Path, rows: list[Any], ctx: ParseContext) -> Iterator[Sess
     for sid, messages in sessions.items():
         session = finish_session(
             Session(
-                session_id=f"gemini-cli:{sid}",
+                session_id=f"{prefix}:{sid}",
                 title=first_line(messages[0].text),
                 participants=["user"],
                 turns=pair_turns(messages),

@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import known_sources_b
+
 EDITORS = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")
 TASK_EXTENSIONS = {
     "saoudrizwan.claude-dev": "Cline",
@@ -128,6 +130,9 @@ def find_known_sources(
                 "task conversations (ui_messages.json)",
                 _named("ui_messages.json", "claude_messages.json", "api_conversation_history.json"),
             )
+    data_dirs, editor_dirs = _data_dirs(home, env, system), list(_editor_dirs(home, env, system))
+    for tool, path, reads, match in known_sources_b.places(home, env, system, data_dirs, editor_dirs):
+        add(tool, path, reads, match)  # Qwen Code, Factory Droid, Amp, Cursor agent transcripts
     for path in _aider_files(home, aider_depth):
         found.append(KnownSource("Aider", path, "chat history (Markdown)", 1, _size(path)))
     found += _downloads(_downloads_dir(home, env, system))

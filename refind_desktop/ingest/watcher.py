@@ -23,6 +23,7 @@ from watchdog.observers import Observer
 from .. import locations
 from ..errors import IndexLockedError, NotFoundError, RefindError, describe_failure
 from .pipeline import IngestReport
+from .sqlite_ro import SIDE_FILES
 
 log = logging.getLogger("refind.watch")
 KINDS = ("started", "ingested", "deleted", "busy", "warning", "error", "stopped")
@@ -212,7 +213,7 @@ class FolderWatcher:
         known = {f.path for f in self.services.catalog.files()}
         targets: set[str] = set()
         for p in changed:
-            path = Path(p)
+            path = _database_of(Path(p))
             if not path.exists():
                 continue
             rp = str(path.resolve())
@@ -305,3 +306,12 @@ class FolderWatcher:
 
 def _text(path: str | bytes) -> str:
     return path.decode(errors="surrogateescape") if isinstance(path, bytes) else path
+
+
+def _database_of(path: Path) -> Path:
+    """A SQLite database's `-wal`/`-shm`/`-journal` file stands for the database: rows written to the log
+    of an open database (Cursor's, OpenCode's) change only those files."""
+    for side in SIDE_FILES:
+        if path.name.endswith(side) and Path(str(path)[: -len(side)]).is_file():
+            return Path(str(path)[: -len(side)])
+    return path

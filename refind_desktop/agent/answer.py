@@ -129,16 +129,24 @@ def spoken_of(run: Run, read: list[Passage]) -> Passage | None:
     return None
 
 
-def closest_line(run: Run, passage: Passage) -> Line:
-    """The turn of a passage that holds most of the question's words (a hit turn on a tie)."""
+def closest_lines(run: Run, read: list[Passage], n: int = QUOTES) -> list[Line]:
+    """The `n` turns of the passages read that hold most of the question's words (hit turns first on a
+    tie, then reading order), each holding at least half as many as the closest one: what an unsure
+    outcome shows."""
     q = run.asked
     words = [set(stems(w, q.lang)) for w in dict.fromkeys(q.subject)]
 
-    def holds(ln) -> tuple[int, bool]:
+    def holds(ln: Line) -> int:
         mine = set(stems(ln.view.text, q.lang))
-        return sum(1 for w in words if mine & w), ln.hit
+        return sum(1 for w in words if mine & w)
 
-    return max(passage.lines, key=holds)
+    lines = [ln for p in read for ln in p.lines]
+    held = [holds(ln) for ln in lines]
+    ranked = sorted(range(len(lines)), key=lambda i: (-held[i], not lines[i].hit, i))
+    best = held[ranked[0]] if ranked else 0
+    return [lines[i] for i in ranked[:n] if held[i] and 2 * held[i] >= best] or [
+        ln for ln in lines if ln.hit
+    ][:1]
 
 
 def of_the_time(evidence: list[Passage], run: Run) -> list[Passage]:
@@ -228,12 +236,20 @@ def answer(run: Run) -> Answer:
         if refusal:
             near = spoken_of(run, done)
             if near is not None:
-                return unsure(run, q.pack.say("why_closest", read=len(done)), [closest_line(run, near)])
+                return unsure(
+                    run, q.pack.say("why_closest", read=len(done)), closest_lines(run, [near, *done])
+                )
             return not_found(run, refusal)
     composed = answerer.compose(found, run)
     if composed is None:
         lines = [ln for it in items[:QUOTES] if (ln := line_of(done, it.ref)) is not None]
-        return unsure(run, q.pack.say("why_compute"), lines, draft=_as_read(found).text)
+        return unsure(
+            run,
+            q.pack.say("why_compute"),
+            lines,
+            draft=_as_read(found).text,
+            verdicts={"failed": ["compute"]},
+        )
     if answerer.kind == "recommend":
         run.emit(AnswerEvent(composed.text, composed.citations))
         return Answer(composed.text, composed.citations, draft=composed.text)
@@ -241,8 +257,10 @@ def answer(run: Run) -> Answer:
     verdicts = earn.judge(run, found, composed, speaker)
     if verdicts.failed:
         why = _why(found, verdicts.failed[0])
+        # the cited turns when they tell of the thing asked, then the turns closest to the question
         cited = [ln for ref in composed.citations if (ln := line_of(done, ref)) is not None]
-        return unsure(run, why, cited, draft=composed.text, verdicts=verdicts.to_json())
+        shown = (cited if verdicts.stems or verdicts.about else []) + closest_lines(run, done)
+        return unsure(run, why, shown, draft=composed.text, verdicts=verdicts.to_json())
     return deliver(
         run,
         Answer(

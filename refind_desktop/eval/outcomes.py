@@ -26,8 +26,8 @@ def should_abstain(rec: dict) -> bool:
 def draft_outcome(rec: dict) -> str:
     """The outcome the stage gave before the checks: a composed draft was stated as an answer."""
     outcome = rec.get("outcome") or ("not_found" if rec.get("abstained") else "answer")
-    if outcome == "unsure" and rec.get("verdicts"):
-        return "answer"
+    if outcome == "unsure" and rec.get("draft") and rec["draft"] != rec.get("answer"):
+        return "answer"  # a composed draft the checks (or the arithmetic) turned into "unsure"
     return outcome
 
 

@@ -144,8 +144,9 @@ def test_outcomes_are_scored_right_wrong_or_claiming_nothing():
     assert scores("not_found", False, False)["false_not_found"] == 1.0
     assert scores("not_found", False, True)["right"] == 1.0 and scores("answer", True, True)["wrong"] == 1.0
     # the draft of an answer the checks made unsure was stated as an answer before the checks
-    rec = {"outcome": "unsure", "verdicts": {"failed": ["answers"]}, "draft": "a neighbour", "det_correct": 0}
+    rec = {"outcome": "unsure", "answer": "Unsure: …", "draft": "a neighbour", "det_correct": 0}
     assert draft_outcome(rec) == "answer"
+    assert draft_outcome({"outcome": "unsure", "answer": "Unsure: …", "draft": "Unsure: …"}) == "unsure"
     got = score_record(rec, lambda text: "neighbour" in text)
     assert got["draft_right"] == 1.0 and got["right"] == 0.0 and got["unsure"] == 1.0
 

@@ -6,11 +6,11 @@ not be settled) or "not_found" (nothing read speaks of it; agent/checks.py)."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from ..index.said import ASSISTANT_STYLE
 from ..index.schema import stems
+from ..lang import tokens
 from . import checks, earn
 from .answerers import Answerer, Composed, Found, answerer_for
 from .dates import local_day
@@ -170,10 +170,7 @@ def named_people(q, evidence: list[Passage]) -> set[str]:
     of the question."""
     asked = {w.lower() for w in q.subject}
     people = {ln.view.speaker for p in evidence for ln in p.lines if ln.view.speaker not in ASSISTANT_STYLE}
-    return {who for who in people if asked & {w.lower() for w in _NAME_WORD.findall(who)}}
-
-
-_NAME_WORD = re.compile(r"\w+", re.UNICODE)
+    return {who for who in people if asked & {w.lower() for w in tokens(who)}}
 
 
 def reading(

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..index.schema import stems
-from ..lang import PACKS
+from ..lang import PACKS, tokens
 from . import prompts
 from .answerers import Composed, Found
 from .reading import Item, news
@@ -20,7 +20,6 @@ from .run import Run
 SINGLE = ("lookup", "yesno", "when", "latest")
 """Kinds whose answer is one item read from one turn (the confirming reading reads that turn)."""
 _DIGITS = re.compile(r"\d")
-_TOKEN = re.compile(r"\w+", re.UNICODE)
 
 
 @dataclass
@@ -58,7 +57,7 @@ def has_number(words: str) -> bool:
     """Whether words write a number: digits, or a number word of any pack's language."""
     if _DIGITS.search(words):
         return True
-    return any(p.number(t) is not None for t in _TOKEN.findall(words.lower()) for p in PACKS.values())
+    return any(p.number(t) is not None for t in tokens(words.lower()) for p in PACKS.values())
 
 
 def typed(found: Found, composed: Composed, items: list[Item]) -> bool:
@@ -122,7 +121,7 @@ def proposed(item: Item) -> str:
     """The answer's words as the confirming reading sees them: only the words its turn holds (a reading's
     words are the model's copy of the turn, and nothing else of a reply goes back into a prompt)."""
     low = item.text.lower()
-    kept = [t for t in _TOKEN.findall(item.words) if t.lower() in low]
+    kept = [t for t in tokens(item.words) if t.lower() in low]
     return neutralise(" ".join(kept), 100, one_line=True)
 
 

@@ -10,7 +10,7 @@ from datetime import datetime, tzinfo
 
 from ..index.said import ASSISTANT_STYLE, person_words
 from ..index.schema import stems
-from ..lang import CURRENCIES, PACKS
+from ..lang import CURRENCIES, PACKS, WORD, tokens
 from . import prompts
 from .dates import Day, event_day
 from .events import ReadEvent
@@ -52,7 +52,6 @@ MAX_ITEMS = {"count": 6, "total": 5, "difference": 3, "span": 3, "order": 3}
 """Items one passage may give (one for the kinds that look for a single fact)."""
 WITH_VALUE = ("total", "difference", "count")
 WITH_WHEN = ("latest", "when", "span", "order")
-_TOKEN = re.compile(r"\w+", re.UNICODE)
 
 
 @dataclass(frozen=True)
@@ -141,11 +140,11 @@ def prompt(q: Question, passage: Passage, tz: tzinfo | None = None) -> str:
 
 def copied(words: str, text: str) -> bool:
     """Whether `words` come from `text`: at least half of their words (each by its stem) are in it."""
-    tokens = [t for t in _TOKEN.findall(words.lower()) if len(t) > 2 or t.isdigit()]
-    if not tokens:
+    kept = [t for t in tokens(words.lower()) if len(t) > 2 or t.isdigit()]
+    if not kept:
         return bool(words.strip()) and words.strip().lower() in text.lower()
     low = text.lower()
-    return sum(1 for t in tokens if stem(t) in low) * 2 >= len(tokens)
+    return sum(1 for t in kept if stem(t) in low) * 2 >= len(kept)
 
 
 _AMOUNT = re.compile(r"\d[\d,.]*|[^\W\d_]+", re.UNICODE)
@@ -198,7 +197,7 @@ def unit_of(value: float, text: str) -> str:
     after = text[m.end() : m.end() + 20].strip()
     if after[:1] in CURRENCIES:
         return after[:1]
-    word = _TOKEN.match(after)
+    word = WORD.match(after)
     unit = word.group(0).lower() if word else ""
     return next((p.money_units[unit] for p in PACKS.values() if unit in p.money_units), unit)
 
@@ -256,7 +255,7 @@ def news(words: str, q: Question) -> bool:
     or asking word of the question's language) the question lacks. Words that only repeat the question
     (\"the sunscreen I use\" for \"Which sunscreen do I use?\") answer nothing."""
     pack, asked = q.pack, q.asked_stems
-    for w in _TOKEN.findall(words):
+    for w in tokens(words):
         low = w.lower()
         if low in pack.plain_words:
             continue

@@ -6,5 +6,17 @@ from __future__ import annotations
 from .base import CURRENCIES, Pack
 from .detect import detect, detect_many
 from .packs import PACKS, SUPPORTED, language_of, pack_for
+from .words import WORD, tokens
 
-__all__ = ["CURRENCIES", "PACKS", "SUPPORTED", "Pack", "detect", "detect_many", "language_of", "pack_for"]
+__all__ = [
+    "CURRENCIES",
+    "PACKS",
+    "SUPPORTED",
+    "WORD",
+    "Pack",
+    "detect",
+    "detect_many",
+    "language_of",
+    "pack_for",
+    "tokens",
+]

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import re
-
 from . import de, en
 from .base import Pack
 from .detect import detect
+from .words import tokens
 
 PACKS: dict[str, Pack] = {p.code: p for p in (en.PACK, de.PACK)}
 SUPPORTED = tuple(PACKS)
@@ -18,16 +17,13 @@ def pack_for(code: str | None) -> Pack:
     return PACKS.get(code or "", en.PACK)
 
 
-_WORD = re.compile(r"\w+")
-
-
 def language_of(text: str, default: str | None = None) -> str:
     """The pack language a short text (a question) is written in. Its grammar decides first: names and
     nouns travel between languages (\"the Volkswagen\", \"in München\") while the words that hold a
     sentence together do not, so the pack whose function and asking words the text uses most wins.
     When no pack leads, lingua decides among the packs' languages, then `default` (the archive's), then
     English."""
-    words = [w.lower() for w in _WORD.findall(text)]
+    words = [w.lower() for w in tokens(text)]
     uses = sorted(((sum(w in p.plain_words for w in words), c) for c, p in PACKS.items()), reverse=True)
     if uses and uses[0][0] > (uses[1][0] if len(uses) > 1 else 0):
         return uses[0][1]

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
-from ...lang import CURRENCIES, Pack
+from ...lang import CURRENCIES, Pack, tokens
 from ..dates import Day, local_day, written_day
 from ..question import Question
 from ..reading import Item
@@ -78,13 +77,10 @@ def shown(words: str) -> str:
     return neutralise(words, 120, one_line=True)
 
 
-_TOKEN = re.compile(r"\w+", re.UNICODE)
-
-
 def same_thing(a: str, b: str) -> bool:
     """Whether two items name one thing: the word stems of one are all among the other's."""
-    sa = {t[:5] for t in _TOKEN.findall(a.lower()) if len(t) > 2 or t.isdigit()}
-    sb = {t[:5] for t in _TOKEN.findall(b.lower()) if len(t) > 2 or t.isdigit()}
+    sa = {t[:5] for t in tokens(a.lower()) if len(t) > 2 or t.isdigit()}
+    sb = {t[:5] for t in tokens(b.lower()) if len(t) > 2 or t.isdigit()}
     if not sa or not sb:
         return a.strip().lower() == b.strip().lower()
     return sa <= sb or sb <= sa

@@ -4,12 +4,11 @@ question's day), order (by day)."""
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Callable
 
 from ...index.schema import stems
-from ...lang import CURRENCIES
+from ...lang import CURRENCIES, tokens
 from ..dates import distance
 from ..reading import Item
 from .base import Answerer, Composed, Found, amount, distinct, number, same_thing, shown
@@ -32,7 +31,6 @@ def of_the_thing(found: Found) -> list[Item]:
 
 NEAR = 3
 """Words a count may stand before its thing ("four ramen bars", "drei neue Bücher")."""
-_WORD = re.compile(r"\w+", re.UNICODE)
 
 
 def newest_written(items: list[Item], stated: Callable[[Item], int | None]) -> tuple[int, Item] | None:
@@ -52,7 +50,7 @@ def newest_written(items: list[Item], stated: Callable[[Item], int | None]) -> t
 def stated_count(text: str, head: str, q) -> int | None:
     """The number the text writes for the counted thing: a number (digits or a number word of the
     question's language) at most `NEAR` words before a word that stems to `head`; None without one."""
-    words = _WORD.findall(text)
+    words = tokens(text)
     for i, w in enumerate(words):
         n = q.pack.number(w)
         if n is None or not 1 < n <= MAX_COUNTED:
@@ -158,7 +156,7 @@ def _events(found: Found):
 def stated_span(text: str, q) -> int | None:
     """The duration the text writes in the question's unit: a number (digits or a number word of the
     question's language) right before a word of that unit ("nine days", "zehn Tagen"); None without one."""
-    words = _WORD.findall(text)
+    words = tokens(text)
     for w, after in zip(words, words[1:], strict=False):
         n = q.pack.number(w)
         if n is not None and 0 < n <= MAX_COUNTED and q.pack.units.get(after.lower()) == q.unit:

@@ -144,7 +144,7 @@ def confirm_prompt(found: Found, item: Item, speaker: str) -> str:
 
 def confirm(run: Run, found: Found, item: Item, speaker: str) -> tuple[bool | None, bool | None]:
     """(about, answers) from one short constrained reading; (None, None) when it gave no valid reply."""
-    data = run.ask("confirm", confirm_prompt(found, item, speaker), CONFIRM_SCHEMA, 24, usage_stage="answer")
+    data = run.ask("confirm", confirm_prompt(found, item, speaker), CONFIRM_SCHEMA, 24, usage_stage="confirm")
     if not isinstance(data, dict):
         return None, None
     return bool(data.get("about")), bool(data.get("answers"))

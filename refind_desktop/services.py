@@ -23,10 +23,12 @@ from .ingest.conversations import SplitRule
 from .ingest.limits import Limits
 from .ingest.pipeline import Ingestor, IngestProgress
 from .ingest.rebuild import RebuildResult, rebuild
+from .ingest.remote_spec import MIRRORS, host_of
 from .locations import Paths, default_paths
 from .rag.state import StaleMarker, vectors_folder
 from .redact import Redactor
 from .search.engine import SearchEngine, SearchOptions
+from .search.hosts import Machines
 from .types import Session
 
 if TYPE_CHECKING:  # heavy (numpy, the embedding model): imported where they are built
@@ -66,6 +68,12 @@ def zone_label(tz: tzinfo) -> str:
     return getattr(tz, "key", None) or ("UTC" if tz is timezone.utc else str(tz))
 
 
+def machines(paths: Paths) -> Machines:
+    """The hosts of this home's remote mirrors (`ingest/remote_spec.py`), for results and `--host`."""
+    data = paths.data_dir.resolve()  # source paths are stored resolved
+    return Machines(data / MIRRORS, lambda source: host_of(source, data))
+
+
 def split_rule(settings: Settings, tz: tzinfo) -> SplitRule:
     """The rule that cuts messenger chats into conversations, from the settings."""
     return SplitRule.from_hours(settings.conversation_gap_hours, settings.conversation_night_gap_hours, tz)
@@ -99,6 +107,11 @@ class Services:
         """Engine options from settings, with per-call overrides."""
         base = SearchOptions(top_k=self.settings.top_k, context_window=self.settings.context_window)
         return base.with_(**overrides)
+
+    @property
+    def machines(self) -> Machines:
+        """This home's remote machines: the host of a source file, the sessions a `--host` selects."""
+        return self.engine.machines or machines(self.paths)
 
     @property
     def redactor(self) -> Redactor:
@@ -161,7 +174,7 @@ def build_services(settings: Settings | None = None, paths: Paths | None = None)
             Limits.from_settings(settings),
             split_rule(settings, tz),
         ),
-        engine=SearchEngine(index, catalog, tz),
+        engine=SearchEngine(index, catalog, tz, machines=machines(paths)),
         tz=tz,
         paths=paths,
     )

@@ -90,6 +90,22 @@ def empty_archive_hint(svc: Services) -> str | None:
     )
 
 
+HOST_HELP = (
+    "only sessions from this machine: USER@HOST[:PORT] as added with `refind sources add`, the host "
+    "name alone, or `local` for this machine's own"
+)
+
+
+def check_host(svc: Services, host: str | None) -> str | None:
+    """`--host` as given, or NotFoundError naming the known hosts when it selects no machine."""
+    if host is None:
+        return None
+    reason = svc.machines.unknown(host)
+    if reason:
+        raise NotFoundError(reason)
+    return host
+
+
 def pick_session(svc: Services, text: str) -> SessionRecord:
     """The session whose id is `text` or starts with it; an ambiguous prefix lists the candidates on
     stderr and raises NotFoundError, as does an id that matches nothing."""

@@ -22,10 +22,17 @@ from .conversations import SplitRule
 from .forget import Forgetting, under
 from .limits import Limits
 from .prepare import turn_hash  # noqa: F401 - turn_hash is public here
+from .remote_spec import MIRRORS
 from .report import IngestProgress, IngestReport, ProgressFn
 from .walker import Skipped, Source, discover, discover_within
 
 __all__ = ["ChangeListener", "IngestProgress", "IngestReport", "Ingestor", "ProgressFn", "forgotten_reason"]
+
+
+def own_file(path: str, own: str) -> bool:
+    """Whether `path` is one of refind's own files in the data folder `own` (never ingested); the
+    remote mirrors under it (`remote_spec.MIRRORS`) hold other machines' chats, ingested like any."""
+    return under(path, own) and not under(path, str(Path(own) / MIRRORS))
 
 
 class ChangeListener(Protocol):
@@ -149,8 +156,8 @@ class Ingestor(Forgetting, SourceApplier):
                 sources += found
                 skipped += skips
             own = str(self.index.path.parent.resolve())  # never ingest our own data folder
-            sources = [s for s in sources if not under(str(s.path), own)]
-            skipped = [s for s in skipped if not under(s.path, own)]
+            sources = [s for s in sources if not own_file(str(s.path), own)]
+            skipped = [s for s in skipped if not own_file(s.path, own)]
             kept: list[Source] = []
             for src in sources:
                 if scrub(str(src.path)) != str(src.path):

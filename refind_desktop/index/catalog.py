@@ -93,15 +93,15 @@ def _ts(value: float | None) -> datetime | None:
     return datetime.fromtimestamp(value, tz=timezone.utc) if value is not None else None
 
 
-def _under_clause(folders: list[str], outside: bool) -> tuple[str, list[str]]:
-    """`WHERE` over the source column: inside one of `folders` (or, `outside`, in none of them), as
-    ranges `prefix/ <= source < prefix0` the source index answers ('0' follows '/')."""
+def _under_clause(folders: list[str], outside: bool, column: str = "source") -> tuple[str, list[str]]:
+    """`WHERE` over a path column: inside one of `folders` (or, `outside`, in none of them), as ranges
+    `prefix/ <= path < prefix0` the column's index answers ('0' follows '/')."""
     if not folders:
         return ("WHERE 0", []) if not outside else ("", [])
     parts, args = [], []
     for folder in folders:
         prefix = folder.rstrip("/")
-        parts.append("(source >= ? AND source < ?)")
+        parts.append(f"({column} >= ? AND {column} < ?)")
         args += [prefix + "/", prefix + "0"]
     inside = " OR ".join(parts)
     return (f"WHERE NOT ({inside})" if outside else f"WHERE {inside}"), args
@@ -383,6 +383,15 @@ class Catalog(TranscriptIds):
             return []
         where, args = _under_clause(folders, False)
         return [r[0] for r in self.db.execute(f"SELECT sid FROM sessions {where}", args)]
+
+    def totals_under(self, folder: str) -> tuple[int, int, int]:
+        """(files, sessions, turns) indexed from source files inside `folder` (one host's mirror)."""
+        where, args = _under_clause([folder], False)
+        files = self.db.execute(
+            f"SELECT COUNT(*) FROM files {_under_clause([folder], False, 'path')[0]}", args
+        )
+        sessions = self.db.execute(f"SELECT COUNT(*), COALESCE(SUM(n_turns),0) FROM sessions {where}", args)
+        return (files.fetchone()[0], *sessions.fetchone())
 
     def chat_sessions(self, chat: str) -> list[SessionRecord]:
         """The conversations of one chat, oldest first (undated ones last)."""

@@ -17,7 +17,9 @@ from ..errors import RefindError
 
 MIRRORS = "remotes"
 """Folder under the data folder that holds one mirror folder per host."""
-_HOST = re.compile(r"^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9-]{1,63})*$|^\[[0-9A-Fa-f:.]+\]$")
+_HOST = re.compile(
+    r"^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9-]{1,63})*$|^\[[0-9A-Fa-f:.]+\]$"
+)
 _USER = re.compile(r"^[A-Za-z0-9._][A-Za-z0-9._-]{0,63}$")
 
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers.mirrors import Archive, archive_fixture  # noqa: F401 - the `archive` fixture
 
 from refind_desktop.cli import main
 from refind_desktop.errors import NotFoundError
 from refind_desktop.services import build_services
-
-from .conftest import Archive
 
 BOX, VM, LAPTOP = "aaaa", "bbbb", "cccc"  # the session ids' first letters, per machine
 

@@ -23,6 +23,7 @@ from .ingest.conversations import SplitRule
 from .ingest.limits import Limits
 from .ingest.pipeline import Ingestor, IngestProgress
 from .ingest.rebuild import RebuildResult, rebuild
+from .ingest.remote_hosts import host_summaries
 from .ingest.remote_spec import MIRRORS, host_of
 from .locations import Paths, default_paths
 from .rag.state import StaleMarker, vectors_folder
@@ -120,8 +121,9 @@ class Services:
 
     def stats(self) -> dict:
         """What `refind stats --json` and the MCP `stats` tool report: sources (files present), sessions,
-        turns, per-format counts, skipped files with reasons, the zone naive times were read in, and
-        the source files that are gone while the archive keeps their turns (`gone`)."""
+        turns, per-format counts, skipped files with reasons, the zone naive times were read in, the
+        source files that are gone while the archive keeps their turns (`gone`), and per remote host
+        what it added and how its last pull went (`hosts`, `ingest/remote_hosts.py`)."""
         data = self.catalog.totals()
         data["skipped"] = [{"path": p, "reason": r} for p, r in self.catalog.skipped()]
         data["index_turns"] = self.index.num_turns()
@@ -132,6 +134,7 @@ class Services:
         data["forgotten"] = self.catalog.ignored()
         data["rebuild_pending"] = (self.paths.data_dir / REBUILD_NAME).exists()
         data["gone"] = self._gone_sources(data)
+        data["hosts"] = [h.to_json() for h in host_summaries(self.paths.data_dir, self.catalog)]
         return data
 
     def _gone_sources(self, data: dict) -> list[dict]:

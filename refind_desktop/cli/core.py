@@ -25,6 +25,7 @@ from .common import (
     print_json,
     services,
 )
+from .remote_sources import host_line
 
 REVEAL_HELP = (
     "print secrets (API keys, tokens, private keys, passwords) verbatim; by default they show as "
@@ -318,6 +319,11 @@ def cmd_stats(args: argparse.Namespace) -> int:
     print(f"times without a zone (WhatsApp, Telegram, SillyTavern) read in {data['timezone']}")
     for name, f in sorted(data["formats"].items()):
         print(f"  {name:<12} {f['files']:>5} files {f['sessions']:>7} sessions {f['turns']:>9} turns")
+    if data["hosts"]:
+        n = len(data["hosts"])
+        print(f"{n} other machine{'' if n == 1 else 's'} (`refind sources list` shows their sources):")
+        for h in data["hosts"]:
+            print(printable("  " + host_line(h), one_line=True))
     for entry in data["partial"]:
         print(printable(f"PARTIAL {entry['path']}: {entry['reason']}", one_line=True))
     for entry in data["held"]:

@@ -37,17 +37,6 @@ class HostSummary:
             return "not pulled yet"
         return "ok" if self.last_pull.ok else "failed"
 
-    def line(self) -> str:
-        """One human line: host, state and reason, counts, when it was last pulled."""
-        pull = self.last_pull
-        state = self.state
-        if state == "failed" and pull and pull.error:
-            state = f"FAILED: {pull.error}"
-        when = f", last pull {pull.when}" if pull and pull.when else ""
-        return (
-            f"{self.host}: {state} ({self.files} files, {self.sessions} sessions, {self.turns} turns{when})"
-        )
-
     def to_json(self) -> dict:
         """Plain dict for `--json` and MCP."""
         return {

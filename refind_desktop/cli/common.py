@@ -204,3 +204,26 @@ class Progress:
         """Remove the bar."""
         if self._bar is not None:
             self._bar.stop()
+
+
+_CONTROL = {c: "?" for c in [*range(32), *range(127, 160)] if chr(c) not in "\t"}
+
+
+def safe(text: object) -> str:
+    """A path or name from disk with control characters replaced, so no terminal sequence gets through."""
+    return str(text).translate(_CONTROL)
+
+
+def plural(n: int, noun: str) -> str:
+    """ "1 place", "3 places"."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def human_size(n: int) -> str:
+    """Bytes as B/kB/MB/GB with one decimal."""
+    size = float(n)
+    for unit in ("B", "kB", "MB", "GB"):
+        if size < 1000 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1000
+    return f"{n} B"

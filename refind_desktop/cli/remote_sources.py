@@ -17,7 +17,7 @@ from ..ingest.remote import RemoteStore, list_remote, parse_host
 from ..ingest.remote_hosts import host_summaries
 from ..ingest.remote_spec import RemoteSpec, parse_remote
 from ..terminal import printable, shell_command
-from .common import print_json
+from .common import human_size, plural, print_json, safe
 
 
 def is_remote(text: str) -> bool:
@@ -138,8 +138,6 @@ def cmd_discover_host(args: argparse.Namespace) -> int:
             }
         )
         return 0
-    from .sources import human_size, plural, safe
-
     if not found:
         print(safe(f"No known agent folders on {host.host_key}."))
         return 0

@@ -18,9 +18,7 @@ from ..errors import NotFoundError
 from ..ingest.known_sources import KnownSource, find_known_sources
 from ..terminal import shell_command
 from . import remote_sources as remote
-from .common import print_json, services
-
-_CONTROL = {c: "?" for c in [*range(32), *range(127, 160)] if chr(c) not in "\t"}
+from .common import human_size, plural, print_json, safe, services
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -57,26 +55,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     rm = verbs.add_parser("remove", help="stop recording a source (its turns stay until `refind forget`)")
     rm.add_argument("path", help="a recorded path, an ssh:// source, or USER@HOST[:PORT] for all of a host's")
     rm.set_defaults(func=cmd_remove)
-
-
-def safe(text: object) -> str:
-    """A path or name from disk with control characters replaced, so no terminal sequence gets through."""
-    return str(text).translate(_CONTROL)
-
-
-def plural(n: int, noun: str) -> str:
-    """ "1 place", "3 places"."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
-def human_size(n: int) -> str:
-    """Bytes as B/kB/MB/GB with one decimal."""
-    size = float(n)
-    for unit in ("B", "kB", "MB", "GB"):
-        if size < 1000 or unit == "GB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1000
-    return f"{n} B"
 
 
 def shown(path: Path, home: Path) -> str:

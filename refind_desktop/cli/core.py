@@ -39,9 +39,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "ingest",
         help="add chat exports (files or folders) to the index",
         description="Add chat exports to the index. Paths that do not exist are named on stderr and make "
-        "the exit code 5; the paths that do exist are ingested all the same.",
+        "the exit code 5; the paths that do exist are ingested all the same. With no paths: pull every "
+        "remote source (`refind sources add ssh://...`), then ingest the recorded sources and the pulled "
+        "copies; a host that fails is named on stderr and makes the exit code 10.",
     )
-    p.add_argument("paths", nargs="+", type=Path)
+    p.add_argument("paths", nargs="*", type=Path)
     p.add_argument("--force", action="store_true", help="re-read files even if unchanged")
     p.add_argument(
         "--accept-shrink",
@@ -155,7 +157,11 @@ def print_ingest_report(report) -> None:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    """`refind ingest PATH...`"""
+    """`refind ingest PATH...` (no PATH: `cli.pulls.cmd_ingest_all`, remote sources pulled first)"""
+    if not args.paths:
+        from .pulls import cmd_ingest_all
+
+        return cmd_ingest_all(args, run_ingest, print_ingest_report)
     missing = [p for p in args.paths if not p.expanduser().exists()]
     if len(missing) == len(args.paths):
         names = ", ".join(printable(shell_command(p), one_line=True) for p in missing)

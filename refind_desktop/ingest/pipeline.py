@@ -29,12 +29,6 @@ from .walker import Skipped, Source, discover, discover_within
 __all__ = ["ChangeListener", "IngestProgress", "IngestReport", "Ingestor", "ProgressFn", "forgotten_reason"]
 
 
-def own_file(path: str, own: str) -> bool:
-    """Whether `path` is one of refind's own files in the data folder `own` (never ingested); the
-    remote mirrors under it (`remote_spec.MIRRORS`) hold other machines' chats, ingested like any."""
-    return under(path, own) and not under(path, str(Path(own) / MIRRORS))
-
-
 class ChangeListener(Protocol):
     """Told of every change to indexed turns (the vector store tombstones the windows they cover)."""
 
@@ -75,6 +69,11 @@ class Ingestor(Forgetting, SourceApplier):
         self._lock = threading.Lock()
         self.book = SourceBook(index.path.parent / SOURCES_NAME)
         self._redo: set[str] = set()  # sessions that hold turns another session holds first
+
+    def _own_file(self, path: str) -> bool:
+        """Whether `path` is refind's own data (never ingested); the remote mirrors in it are sources."""
+        own = self.index.path.parent.resolve()
+        return under(path, str(own)) and not under(path, str(own / MIRRORS))
 
     def _changed(self, sord: int, from_turn: int) -> None:
         """Tell the listeners (the vector store) that turns `from_turn`.. of a session changed."""
@@ -129,9 +128,8 @@ class Ingestor(Forgetting, SourceApplier):
                 if walk_root is not None and rebuilding is None
                 else None
             )
-            own_dir = str(self.index.path.parent.resolve())
             recorded = [inside] if inside is not None else roots
-            self.book.add_roots([str(p) for p in recorded if p.exists() and not under(str(p), own_dir)])
+            self.book.add_roots([str(p) for p in recorded if p.exists() and not self._own_file(str(p))])
             roots += [
                 Path(p) for p in sorted(redo | set(revive)) if Path(p).exists()
             ]  # interrupted last time
@@ -155,9 +153,8 @@ class Ingestor(Forgetting, SourceApplier):
                     found, skips = [], [Skipped(str(root), describe_failure(exc))]
                 sources += found
                 skipped += skips
-            own = str(self.index.path.parent.resolve())  # never ingest our own data folder
-            sources = [s for s in sources if not own_file(str(s.path), own)]
-            skipped = [s for s in skipped if not own_file(s.path, own)]
+            sources = [s for s in sources if not self._own_file(str(s.path))]
+            skipped = [s for s in skipped if not self._own_file(s.path)]
             kept: list[Source] = []
             for src in sources:
                 if scrub(str(src.path)) != str(src.path):

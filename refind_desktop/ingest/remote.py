@@ -48,6 +48,8 @@ DEFAULT_TIMEOUT = 20.0
 class RemoteError(RefindError):
     """A remote host could not be reached or read."""
 
+    exit_code = 10
+
     def __init__(self, message: str) -> None:
         super().__init__(message, "Remote source unreachable")
 
@@ -266,15 +268,15 @@ def _rsync_pull(spec: RemoteSpec, dest: Path, work: Path, transport: Transport, 
         return PullResult(spec, True, None, files, got, method="rsync", mirror=dest)
     if cancel is not None and cancel.is_set():
         return PullResult(spec, False, "stopped before the pull finished", files, got, method="rsync")
-    reason = failure_reason(err, spec)
-    if reason:
-        return PullResult(spec, False, reason, method="rsync", reachable=False)
-    if code in (12, 127) and _NO_RSYNC.search(err) and "change_dir" not in err:
-        return None
-    if "change_dir" in err or "link_stat" in err:
+    if "change_dir" in err or "link_stat" in err:  # the remote rsync ran: the folder is not there
         return PullResult(
             spec, False, f"{spec.path} does not exist on the host (or cannot be read)", method="rsync"
         )
+    reason = failure_reason(err, spec)
+    if reason:
+        return PullResult(spec, False, reason, method="rsync", reachable=False)
+    if code in (12, 127) and _NO_RSYNC.search(err):
+        return None
     if code == 23:
         return PullResult(
             spec, False, "some remote files could not be read (the rest was pulled)", files, got, "rsync"

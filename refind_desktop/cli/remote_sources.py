@@ -13,7 +13,7 @@ from pathlib import Path
 from .. import locations
 from ..errors import NotFoundError
 from ..ingest.known_sources import remote_candidates
-from ..ingest.remote import RemoteStore, list_remote, parse_host
+from ..ingest.remote import RemoteError, RemoteStore, list_remote, parse_host
 from ..ingest.remote_hosts import host_summaries
 from ..ingest.remote_spec import RemoteSpec, parse_remote
 from ..terminal import printable, shell_command
@@ -123,7 +123,10 @@ def cmd_discover_host(args: argparse.Namespace) -> int:
     tools = dict((path, tool) for tool, path in reversed(remote_candidates()))
     if args.only:
         tools = {p: t for p, t in tools.items() if any(o.lower() in t.lower() for o in args.only)}
-    found = list_remote(host, list(tools))
+    try:
+        found = list_remote(host, list(tools))
+    except RemoteError as exc:  # which machine failed, then why
+        raise RemoteError(f"{host.host_key}: {exc.message}") from None
     specs = [parse_remote(f"ssh://{host.host_key}/{path}") for path, _files, _size in found]
     added = [s.url for s in specs if store().add(s)] if args.add else []
     if args.json:

@@ -121,6 +121,12 @@ class FolderIndexing(_AppPart):
         if event.kind == "ingested" and event.report is not None:
             if event.report.added_turns or event.report.removed_turns or event.report.skipped:
                 self._changed()
+        elif event.kind == "pulled":  # the hosts' states in the status bar
+            self.load_stats()
+            if event.paths:  # the hosts that failed
+                self.notify(
+                    printable(event.message, one_line=True), severity="warning", timeout=8, markup=False
+                )
         elif event.kind in ("deleted", "busy", "warning"):
             self.notify(printable(event.message, one_line=True), severity="warning", timeout=8, markup=False)
         elif event.kind == "error":

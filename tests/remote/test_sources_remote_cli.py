@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 
 import pytest
 from helpers.mirrors import Archive, archive_fixture  # noqa: F401 - the `archive` fixture
@@ -92,3 +93,17 @@ def test_a_host_that_refuses_the_connection_is_reported_per_host(capsys) -> None
     capsys.readouterr()
     (row,) = run_json(capsys, "sources", "list")
     assert row["state"] == "failed" and row["last_pull"]["error"] == result.error
+
+
+def test_forget_of_a_mirror_is_the_way_to_delete_a_hosts_turns(archive: Archive, capsys) -> None:
+    assert main(["sources", "add", BOX_URL]) == 0
+    assert main(["sources", "remove", BOX_URL]) == 0
+    hint = next(line for line in capsys.readouterr().out.splitlines() if "refind forget" in line)
+    command = shlex.split(hint.split("`")[1])  # the command as printed, quoted for a shell
+    assert command[:2] == ["refind", "forget"]
+    assert main(command[1:]) == 0
+    capsys.readouterr()
+    assert run_json(capsys, "search", "flaky", "sensor")["results"] == []
+    hosts = {h["host"]: h for h in run_json(capsys, "stats")["hosts"]}
+    assert hosts["dana@buildbox:2222"]["turns"] == 0
+    assert {r["host"] for r in run_json(capsys, "search", "kiln")["results"]} == {"ci@cloud-vm", None}

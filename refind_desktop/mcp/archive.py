@@ -191,7 +191,14 @@ def transcript(svc: Services, session_id: str) -> str:
         )
     turns = svc.index.session_turns(rec.ord)
     return render.transcript_markdown(
-        rec.sid, rec.title, rec.source, rec.format, rec.started_at, turns, caps(svc)
+        rec.sid,
+        rec.title,
+        rec.source,
+        rec.format,
+        rec.started_at,
+        turns,
+        caps(svc),
+        svc.machines.host(rec.source),
     )
 
 

@@ -28,6 +28,8 @@ async def test_search_show_and_stats_carry_the_host(refind_home: Path) -> None:
         assert hosts == {"aaaa": "dana@buildbox:2222", "bbbb": "ci@cloud-vm", "cccc": None}
         box = next(r["session_id"] for r in results if r["host"] == "dana@buildbox:2222")
         assert (await call(s, "show", session_id=box))["host"] == "dana@buildbox:2222"
+        text = (await s.read_resource(f"refind://session/{box}")).contents[0].text
+        assert "\n- host: dana@buildbox:2222\n" in text
         only = (await call(s, "search", keywords="kiln", host="cloud-vm"))["results"]
         assert [r["host"] for r in only] == ["ci@cloud-vm"]
         mine = (await call(s, "search", keywords="kiln", host="local"))["results"]

@@ -303,7 +303,7 @@ def _sftp_session(spec: RemoteSpec, transport: Transport) -> remote_sftp.SftpCli
         raise RemoteError("no `ssh` program here: install the OpenSSH client") from None
 
 
-def _sftp_pull(spec: RemoteSpec, dest: Path, work: Path, transport: Transport) -> PullResult:
+def _sftp_pull(spec: RemoteSpec, dest: Path, work: Path, transport: Transport, cancel) -> PullResult:
     try:
         client = _sftp_session(spec, transport)
     except RemoteError as exc:
@@ -319,7 +319,7 @@ def _sftp_pull(spec: RemoteSpec, dest: Path, work: Path, transport: Transport) -
             )
         tally = remote_sftp.SftpTally()
         try:
-            tally = remote_sftp.mirror(client, root, dest, work / "sftp")
+            remote_sftp.mirror(client, root, dest, work / "sftp", tally, cancel)
         except remote_sftp.SftpError as exc:
             return PullResult(
                 spec, False, printable(str(exc), one_line=True)[:200], tally.files, tally.bytes, method="sftp"
@@ -349,7 +349,7 @@ def pull(
         dest.mkdir(parents=True, exist_ok=True, mode=0o700)
         result = _rsync_pull(spec, dest, work, transport, cancel)
         if result is None:
-            result = _sftp_pull(spec, dest, work, transport)
+            result = _sftp_pull(spec, dest, work, transport, cancel)
     result.seconds = round(time.monotonic() - t0, 2)
     return result
 

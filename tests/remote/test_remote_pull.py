@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 from helpers.claude import PROJECT, claude_lines, claude_session
-from helpers.sshd import SshServer
+from helpers.sshd import SshServer, free_port
 
 from refind_desktop import locations
 from refind_desktop.cli import main
-from refind_desktop.ingest.remote import RemoteError, Transport, pull, work_dir
+from refind_desktop.ingest.remote import RemoteError, Transport, list_remote, pull, pull_all, work_dir
 from refind_desktop.ingest.remote_spec import host_of, parse_remote
 from refind_desktop.ingest.remote_store import RemoteStore
 
@@ -320,3 +320,36 @@ def test_stopped_sftp_pull_resumes(sshd: SshServer, home: Path, added) -> None:
     again = pull(added, data, transport=transport)
     assert again.ok and again.files == 1 and again.bytes < size - 1_000_000
     assert copy.read_bytes() == big.read_bytes()
+
+
+def test_list_remote_gives_names_and_sizes_of_existing_folders(sshd: SshServer, home: Path) -> None:
+    f = claude_session(home, "s-l1", [("l1", "a", "b")])
+    g = claude_session(home, "s-l2", [("l2", "c", "d")])
+    (f.parent / "link.jsonl").symlink_to(f)  # not counted twice, not followed
+    root = home / ".claude" / "projects"
+    got = list_remote(sshd.host_key, [str(root), str(home / ".codex" / "sessions"), str(f)])
+    assert got == [(str(root), 2, f.stat().st_size + g.stat().st_size)]
+    sshd.stop()
+    with pytest.raises(RemoteError, match="connection refused"):
+        list_remote(sshd.host_key, [str(root)])
+
+
+def test_pull_all_records_each_host_and_skips_the_rest_of_a_down_host(
+    sshd: SshServer, home: Path, added, tmp_path: Path
+) -> None:
+    claude_session(home, "s-up", [("u1", "a", "b")])
+    data = locations.data_dir()
+    store = RemoteStore(data)
+    dead = free_port()
+    for path in ("/one", "/two"):
+        store.add(parse_remote(f"ssh://me@127.0.0.1:{dead}{path}"))
+    calls: list[str] = []
+    results = pull_all(data, on_result=lambda r: calls.append(r.spec.url))
+    assert len(results) == len(calls) == 3
+    ok, first, second = results
+    assert ok.ok and ok.files == 1
+    assert not first.ok and "connection refused" in first.error
+    assert not second.ok and second.error == first.error and second.seconds == 0  # not tried again
+    status = store.status()
+    assert status[sshd.host_key].ok and status[sshd.host_key].files == 1
+    assert not status[f"me@127.0.0.1:{dead}"].ok

@@ -42,6 +42,8 @@ WORK = "remote-pull"
 """Folder under the data folder where files being pulled are assembled (never ingested)."""
 SSH_CONFIG_ENV = "REFIND_SSH_CONFIG"
 """An ssh_config file used instead of `~/.ssh/config` (`ssh -F`); the tests point it at their own."""
+RSYNC_PATH_ENV = "REFIND_RSYNC_PATH"
+"""The rsync program on the remote when it is not `rsync` on its PATH (rsync's `--rsync-path`)."""
 DEFAULT_TIMEOUT = 20.0
 
 
@@ -61,7 +63,8 @@ class Transport:
     ssh_config: str | None = None
     """`ssh -F` file; None: the person's own `~/.ssh/config` (or REFIND_SSH_CONFIG when set)."""
     rsync_path: str | None = None
-    """rsync program on the remote (`--rsync-path`); None: `rsync` on its PATH."""
+    """rsync program on the remote (`--rsync-path`, fixed text from the person's settings, never from a
+    remote); None: `rsync` on its PATH."""
     timeout: float = DEFAULT_TIMEOUT
     """Seconds to connect, and seconds a transfer may stall, before the host counts as timed out."""
     bwlimit_kb: int | None = None
@@ -69,8 +72,12 @@ class Transport:
 
     @classmethod
     def from_env(cls, timeout: float = DEFAULT_TIMEOUT) -> Transport:
-        """The default transport, with REFIND_SSH_CONFIG applied."""
-        return cls(ssh_config=os.environ.get(SSH_CONFIG_ENV) or None, timeout=timeout)
+        """The default transport, with REFIND_SSH_CONFIG and REFIND_RSYNC_PATH applied."""
+        return cls(
+            ssh_config=os.environ.get(SSH_CONFIG_ENV) or None,
+            rsync_path=os.environ.get(RSYNC_PATH_ENV) or None,
+            timeout=timeout,
+        )
 
     def ssh_argv(self, spec: RemoteSpec) -> list[str]:
         """`ssh` and its options for `spec`'s host, without the destination."""

@@ -42,6 +42,8 @@ WORK = "remote-pull"
 """Folder under the data folder where files being pulled are assembled (never ingested)."""
 SSH_CONFIG_ENV = "REFIND_SSH_CONFIG"
 """An ssh_config file used instead of `~/.ssh/config` (`ssh -F`); the tests point it at their own."""
+RSYNC_PATH_ENV = "REFIND_RSYNC_PATH"
+"""The rsync program on the remote when it is not `rsync` on its PATH (rsync's `--rsync-path`)."""
 DEFAULT_TIMEOUT = 20.0
 
 
@@ -61,7 +63,8 @@ class Transport:
     ssh_config: str | None = None
     """`ssh -F` file; None: the person's own `~/.ssh/config` (or REFIND_SSH_CONFIG when set)."""
     rsync_path: str | None = None
-    """rsync program on the remote (`--rsync-path`); None: `rsync` on its PATH."""
+    """rsync program on the remote (`--rsync-path`, fixed text from the person's settings, never from a
+    remote); None: `rsync` on its PATH."""
     timeout: float = DEFAULT_TIMEOUT
     """Seconds to connect, and seconds a transfer may stall, before the host counts as timed out."""
     bwlimit_kb: int | None = None
@@ -69,8 +72,12 @@ class Transport:
 
     @classmethod
     def from_env(cls, timeout: float = DEFAULT_TIMEOUT) -> Transport:
-        """The default transport, with REFIND_SSH_CONFIG applied."""
-        return cls(ssh_config=os.environ.get(SSH_CONFIG_ENV) or None, timeout=timeout)
+        """The default transport, with REFIND_SSH_CONFIG and REFIND_RSYNC_PATH applied."""
+        return cls(
+            ssh_config=os.environ.get(SSH_CONFIG_ENV) or None,
+            rsync_path=os.environ.get(RSYNC_PATH_ENV) or None,
+            timeout=timeout,
+        )
 
     def ssh_argv(self, spec: RemoteSpec) -> list[str]:
         """`ssh` and its options for `spec`'s host, without the destination."""
@@ -303,7 +310,7 @@ def _sftp_session(spec: RemoteSpec, transport: Transport) -> remote_sftp.SftpCli
         raise RemoteError("no `ssh` program here: install the OpenSSH client") from None
 
 
-def _sftp_pull(spec: RemoteSpec, dest: Path, work: Path, transport: Transport) -> PullResult:
+def _sftp_pull(spec: RemoteSpec, dest: Path, work: Path, transport: Transport, cancel) -> PullResult:
     try:
         client = _sftp_session(spec, transport)
     except RemoteError as exc:
@@ -319,7 +326,7 @@ def _sftp_pull(spec: RemoteSpec, dest: Path, work: Path, transport: Transport) -
             )
         tally = remote_sftp.SftpTally()
         try:
-            tally = remote_sftp.mirror(client, root, dest, work / "sftp")
+            remote_sftp.mirror(client, root, dest, work / "sftp", tally, cancel)
         except remote_sftp.SftpError as exc:
             return PullResult(
                 spec, False, printable(str(exc), one_line=True)[:200], tally.files, tally.bytes, method="sftp"
@@ -349,7 +356,7 @@ def pull(
         dest.mkdir(parents=True, exist_ok=True, mode=0o700)
         result = _rsync_pull(spec, dest, work, transport, cancel)
         if result is None:
-            result = _sftp_pull(spec, dest, work, transport)
+            result = _sftp_pull(spec, dest, work, transport, cancel)
     result.seconds = round(time.monotonic() - t0, 2)
     return result
 

@@ -16,6 +16,7 @@ import os
 import stat
 import struct
 import subprocess
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -294,19 +295,29 @@ class SftpTally:
     bytes: int = 0
 
 
-def mirror(client: SftpClient, root: bytes, dest: Path, work: Path) -> SftpTally:
+def mirror(
+    client: SftpClient,
+    root: bytes,
+    dest: Path,
+    work: Path,
+    tally: SftpTally | None = None,
+    cancel: threading.Event | None = None,
+) -> SftpTally:
     """Copy new and changed regular files under remote `root` into `dest`.
 
     A file whose size and mtime match its copy is skipped; one that grew and whose copy is still
     the head of the remote file (its last 4 KiB compared) gets only the new bytes; anything else is
     copied whole. Each file is assembled under `work` and renamed into `dest` only when complete, so
     `dest` never holds a half file; bytes already fetched of an interrupted file are kept in `work`
-    (named by remote size and mtime) and the next run continues from there."""
-    tally = SftpTally()
+    (named by remote size and mtime) and the next run continues from there. `cancel` stops it
+    between two chunks (what was fetched stays in `work`)."""
+    tally = tally if tally is not None else SftpTally()
     work.mkdir(parents=True, exist_ok=True)
 
     def count(n: int) -> None:
         tally.bytes += n
+        if cancel is not None and cancel.is_set():
+            raise SftpError("stopped before the pull finished")
 
     for parts, attrs in walk(client, root):
         rel = [os.fsdecode(p) for p in parts]

@@ -10,15 +10,18 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
+import threading
+import time
 from pathlib import Path
 
 import pytest
 from helpers.claude import PROJECT, claude_lines, claude_session
-from helpers.sshd import SshServer
+from helpers.sshd import SshServer, free_port
 
 from refind_desktop import locations
 from refind_desktop.cli import main
-from refind_desktop.ingest.remote import RemoteError, Transport, pull
+from refind_desktop.ingest.remote import RemoteError, Transport, list_remote, pull, pull_all, work_dir
 from refind_desktop.ingest.remote_spec import host_of, parse_remote
 from refind_desktop.ingest.remote_store import RemoteStore
 
@@ -210,3 +213,143 @@ def test_binaries_present_in_ci() -> None:
     """CI installs OpenSSH and rsync (.ci/run); the pull tests above must not all be skipping there."""
     if os.environ.get("CI"):
         assert shutil.which("rsync") and shutil.which("ssh") and Path("/usr/sbin/sshd").exists()
+
+
+def big_session(home: Path, sid: str, mb: int) -> Path:
+    """A Claude Code session of about `mb` MB whose text does not repeat (so no transfer can shortcut it)."""
+    exchanges = []
+    for i in range(mb * 50):  # about 20 kB an exchange
+        words = os.urandom(4000).hex()
+        exchanges.append((f"b{i}", words[:4000], words[4000:]))
+    return claude_session(home, sid, exchanges)
+
+
+def _rsync_pids(marker: str) -> list[int]:
+    """Processes whose command line names `marker` (the rsync of one test's mirror)."""
+    pids = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                if marker.encode() in (d / "cmdline").read_bytes():
+                    pids.append(int(d.name))
+            except OSError:
+                continue
+    return pids
+
+
+def _wait_for_part(folder: Path, at_least: int, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if any(p.is_file() and p.stat().st_size >= at_least for p in folder.rglob("*")):
+            return
+        time.sleep(0.005)
+    raise AssertionError(f"no partial file of {at_least} bytes appeared in {folder}")
+
+
+def test_killed_rsync_leaves_no_half_file_and_the_next_pull_completes(
+    sshd: SshServer, home: Path, added, capsys
+) -> None:
+    small = claude_session(home, "s-small", [("m1", "the mongoosecrank turns", "left")])
+    big = big_session(home, "s-big", 3)
+    data = locations.data_dir()
+    slow = Transport(ssh_config=os.environ["REFIND_SSH_CONFIG"], bwlimit_kb=400)
+    box: list = []
+    worker = threading.Thread(target=lambda: box.append(pull(added, data, transport=slow)))
+    worker.start()
+    try:
+        _wait_for_part(work_dir(data, added) / "tmp", 300_000)
+        mirror = str(added.mirror_dir(data))
+        for pid in _rsync_pids(mirror):  # the pull dies mid-file, as in a power cut: no clean-up
+            os.kill(pid, signal.SIGKILL)
+    finally:
+        worker.join(30)
+    assert box and not box[0].ok
+    copy = added.mirror_dir(data) / big.relative_to(home / ".claude" / "projects")
+    assert not copy.exists()  # the half file is in the work folder, never in the mirror
+    code, out, _ = ingest(capsys)  # the next ingest pulls again and reads only whole files
+    assert code == 0 and out["remotes"][0]["ok"]
+    assert copy.read_bytes() == big.read_bytes()
+    assert found(capsys, "mongoosecrank") == 1 and small.exists()
+    assert not any((work_dir(data, added) / "tmp").iterdir())
+
+
+def test_stopped_rsync_resumes_from_its_partial_file(sshd: SshServer, home: Path, added) -> None:
+    big = big_session(home, "s-resume", 3)
+    size = big.stat().st_size
+    data = locations.data_dir()
+    slow = Transport(ssh_config=os.environ["REFIND_SSH_CONFIG"], bwlimit_kb=400)
+    cancel = threading.Event()
+    box: list = []
+    worker = threading.Thread(target=lambda: box.append(pull(added, data, transport=slow, cancel=cancel)))
+    worker.start()
+    try:
+        _wait_for_part(work_dir(data, added) / "tmp", size // 3)
+    finally:
+        cancel.set()  # SIGTERM: rsync keeps what it has in the partial folder
+        worker.join(30)
+    assert box and not box[0].ok and "stopped" in box[0].error
+    copy = added.mirror_dir(data) / big.relative_to(home / ".claude" / "projects")
+    assert not copy.exists()
+    kept = [p for p in (work_dir(data, added) / "partial").rglob("*") if p.is_file()]
+    assert kept and kept[0].stat().st_size >= size // 3
+    again = pull(added, data)
+    assert again.ok and again.files == 1
+    assert again.bytes < size * 0.8  # the bytes already fetched were not sent again
+    assert copy.read_bytes() == big.read_bytes()
+
+
+def test_stopped_sftp_pull_resumes(sshd: SshServer, home: Path, added) -> None:
+    big = big_session(home, "s-sftp-big", 40)
+    size = big.stat().st_size
+    data = locations.data_dir()
+    transport = Transport(ssh_config=os.environ["REFIND_SSH_CONFIG"], rsync_path="/nonexistent/rsync")
+    cancel = threading.Event()
+    box: list = []
+    worker = threading.Thread(
+        target=lambda: box.append(pull(added, data, transport=transport, cancel=cancel))
+    )
+    worker.start()
+    try:
+        _wait_for_part(work_dir(data, added) / "sftp", 2_000_000)
+    finally:
+        cancel.set()
+        worker.join(30)
+    assert box and not box[0].ok and box[0].method == "sftp"
+    copy = added.mirror_dir(data) / big.relative_to(home / ".claude" / "projects")
+    assert not copy.exists()
+    again = pull(added, data, transport=transport)
+    assert again.ok and again.files == 1 and again.bytes < size - 1_000_000
+    assert copy.read_bytes() == big.read_bytes()
+
+
+def test_list_remote_gives_names_and_sizes_of_existing_folders(sshd: SshServer, home: Path) -> None:
+    f = claude_session(home, "s-l1", [("l1", "a", "b")])
+    g = claude_session(home, "s-l2", [("l2", "c", "d")])
+    (f.parent / "link.jsonl").symlink_to(f)  # not counted twice, not followed
+    root = home / ".claude" / "projects"
+    got = list_remote(sshd.host_key, [str(root), str(home / ".codex" / "sessions"), str(f)])
+    assert got == [(str(root), 2, f.stat().st_size + g.stat().st_size)]
+    sshd.stop()
+    with pytest.raises(RemoteError, match="connection refused"):
+        list_remote(sshd.host_key, [str(root)])
+
+
+def test_pull_all_records_each_host_and_skips_the_rest_of_a_down_host(
+    sshd: SshServer, home: Path, added, tmp_path: Path
+) -> None:
+    claude_session(home, "s-up", [("u1", "a", "b")])
+    data = locations.data_dir()
+    store = RemoteStore(data)
+    dead = free_port()
+    for path in ("/one", "/two"):
+        store.add(parse_remote(f"ssh://me@127.0.0.1:{dead}{path}"))
+    calls: list[str] = []
+    results = pull_all(data, on_result=lambda r: calls.append(r.spec.url))
+    assert len(results) == len(calls) == 3
+    ok, first, second = results
+    assert ok.ok and ok.files == 1
+    assert not first.ok and "connection refused" in first.error
+    assert not second.ok and second.error == first.error and second.seconds == 0  # not tried again
+    status = store.status()
+    assert status[sshd.host_key].ok and status[sshd.host_key].files == 1
+    assert not status[f"me@127.0.0.1:{dead}"].ok

@@ -91,6 +91,12 @@ class Settings:
     mcp_max_call_bytes: int = 100000
     """Most bytes of chat text one MCP tool call returns; results past it are left out with a marker."""
 
+    # -- remote sources (`refind sources add ssh://…`) --------------------------------------------
+    remote_pull_interval: int = 900
+    """Seconds between two pulls of the remote sources while the app watches its folder or `refind watch`
+    runs (0 = never: only `refind ingest` pulls). Each pull copies only new and changed bytes, then
+    ingests the mirrors; a host that is down is reported and tried again at the next pull."""
+
     def replace(self, **changes: object) -> Settings:
         """A copy with some fields changed (None values are ignored)."""
         return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})

@@ -23,10 +23,13 @@ from .ingest.conversations import SplitRule
 from .ingest.limits import Limits
 from .ingest.pipeline import Ingestor, IngestProgress
 from .ingest.rebuild import RebuildResult, rebuild
+from .ingest.remote_hosts import host_summaries
+from .ingest.remote_spec import MIRRORS, host_of
 from .locations import Paths, default_paths
 from .rag.state import StaleMarker, vectors_folder
 from .redact import Redactor
 from .search.engine import SearchEngine, SearchOptions
+from .search.hosts import Machines
 from .types import Session
 
 if TYPE_CHECKING:  # heavy (numpy, the embedding model): imported where they are built
@@ -66,6 +69,12 @@ def zone_label(tz: tzinfo) -> str:
     return getattr(tz, "key", None) or ("UTC" if tz is timezone.utc else str(tz))
 
 
+def machines(paths: Paths) -> Machines:
+    """The hosts of this home's remote mirrors (`ingest/remote_spec.py`), for results and `--host`."""
+    data = paths.data_dir.resolve()  # source paths are stored resolved
+    return Machines(data / MIRRORS, lambda source: host_of(source, data))
+
+
 def split_rule(settings: Settings, tz: tzinfo) -> SplitRule:
     """The rule that cuts messenger chats into conversations, from the settings."""
     return SplitRule.from_hours(settings.conversation_gap_hours, settings.conversation_night_gap_hours, tz)
@@ -101,14 +110,20 @@ class Services:
         return base.with_(**overrides)
 
     @property
+    def machines(self) -> Machines:
+        """This home's remote machines: the host of a source file, the sessions a `--host` selects."""
+        return self.engine.machines or machines(self.paths)
+
+    @property
     def redactor(self) -> Redactor:
         """Secret redaction for what a front end prints or sends, on unless `settings.redact` is off."""
         return Redactor(self.settings.redact)
 
     def stats(self) -> dict:
         """What `refind stats --json` and the MCP `stats` tool report: sources (files present), sessions,
-        turns, per-format counts, skipped files with reasons, the zone naive times were read in, and
-        the source files that are gone while the archive keeps their turns (`gone`)."""
+        turns, per-format counts, skipped files with reasons, the zone naive times were read in, the
+        source files that are gone while the archive keeps their turns (`gone`), and per remote host
+        what it added and how its last pull went (`hosts`, `ingest/remote_hosts.py`)."""
         data = self.catalog.totals()
         data["skipped"] = [{"path": p, "reason": r} for p, r in self.catalog.skipped()]
         data["index_turns"] = self.index.num_turns()
@@ -119,6 +134,7 @@ class Services:
         data["forgotten"] = self.catalog.ignored()
         data["rebuild_pending"] = (self.paths.data_dir / REBUILD_NAME).exists()
         data["gone"] = self._gone_sources(data)
+        data["hosts"] = [h.to_json() for h in host_summaries(self.paths.data_dir, self.catalog)]
         return data
 
     def _gone_sources(self, data: dict) -> list[dict]:
@@ -161,7 +177,7 @@ def build_services(settings: Settings | None = None, paths: Paths | None = None)
             Limits.from_settings(settings),
             split_rule(settings, tz),
         ),
-        engine=SearchEngine(index, catalog, tz),
+        engine=SearchEngine(index, catalog, tz, machines=machines(paths)),
         tz=tz,
         paths=paths,
     )

@@ -82,6 +82,8 @@ class Block:
     chat_id: str = ""
     """The chat the session is a conversation of ("" for a session that stands alone)."""
     chat_title: str = ""
+    host: str = ""
+    """The machine the session was pulled from (`USER@HOST[:PORT]`), "" for this machine's own."""
 
     @property
     def date(self) -> datetime | None:

@@ -24,9 +24,15 @@ def speaker_label(speaker: str) -> str:
     return printable(speaker, one_line=True) + ": "
 
 
-def print_grouped(catalog, infos: list[SessionInfo], hide: Callable[[str], str] = str) -> None:
+def print_grouped(
+    catalog,
+    infos: list[SessionInfo],
+    hide: Callable[[str], str] = str,
+    host: Callable[[str], str] = lambda source: "",
+) -> None:
     """`refind sessions` text: sessions newest first, a chat's conversations indented under a line for the
-    chat; `hide` redacts titles."""
+    chat; `hide` redacts titles; `host` names a source file's machine ("" for this one), shown as
+    `[USER@HOST]` before the title."""
     groups: dict[str, list[SessionInfo]] = {}
     for s in infos:
         groups.setdefault(s.chat_id or "\0" + s.session_id, []).append(s)
@@ -34,7 +40,7 @@ def print_grouped(catalog, infos: list[SessionInfo], hide: Callable[[str], str] 
     for members in groups.values():
         first = members[0]
         if not first.chat_id:
-            print(printable(_session_line(first, hide), one_line=True))
+            print(printable(_session_line(first, hide, host(first.source)), one_line=True))
             continue
         n, turns = sizes.get(first.chat_id, (len(members), sum(m.turns for m in members)))
         day = first.started_at.date().isoformat() if first.started_at else "????-??-??"
@@ -47,12 +53,13 @@ def print_grouped(catalog, infos: list[SessionInfo], hide: Callable[[str], str] 
             )
         )
         for m in members:
-            print(printable("    " + _session_line(m, hide), one_line=True))
+            print(printable("    " + _session_line(m, hide, host(m.source)), one_line=True))
 
 
-def _session_line(s: SessionInfo, hide: Callable[[str], str] = str) -> str:
+def _session_line(s: SessionInfo, hide: Callable[[str], str] = str, host: str = "") -> str:
     day = s.started_at.date().isoformat() if s.started_at else "????-??-??"
-    return f"{day}  {s.turns:>5} turns  {s.format:<12} {s.session_id}  {hide(s.title)}"
+    where = f"[{host}] " if host else ""
+    return f"{day}  {s.turns:>5} turns  {s.format:<12} {s.session_id}  {where}{hide(s.title)}"
 
 
 def chat_place(catalog, rec) -> dict | None:

@@ -90,6 +90,22 @@ def empty_archive_hint(svc: Services) -> str | None:
     )
 
 
+HOST_HELP = (
+    "only sessions from this machine: USER@HOST[:PORT] as added with `refind sources add`, the host "
+    "name alone, or `local` for this machine's own"
+)
+
+
+def check_host(svc: Services, host: str | None) -> str | None:
+    """`--host` as given, or NotFoundError naming the known hosts when it selects no machine."""
+    if host is None:
+        return None
+    reason = svc.machines.unknown(host)
+    if reason:
+        raise NotFoundError(reason)
+    return host
+
+
 def pick_session(svc: Services, text: str) -> SessionRecord:
     """The session whose id is `text` or starts with it; an ambiguous prefix lists the candidates on
     stderr and raises NotFoundError, as does an id that matches nothing."""
@@ -188,3 +204,26 @@ class Progress:
         """Remove the bar."""
         if self._bar is not None:
             self._bar.stop()
+
+
+_CONTROL = {c: "?" for c in [*range(32), *range(127, 160)] if chr(c) not in "\t"}
+
+
+def safe(text: object) -> str:
+    """A path or name from disk with control characters replaced, so no terminal sequence gets through."""
+    return str(text).translate(_CONTROL)
+
+
+def plural(n: int, noun: str) -> str:
+    """ "1 place", "3 places"."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def human_size(n: int) -> str:
+    """Bytes as B/kB/MB/GB with one decimal."""
+    size = float(n)
+    for unit in ("B", "kB", "MB", "GB"):
+        if size < 1000 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1000
+    return f"{n} B"

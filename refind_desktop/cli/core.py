@@ -13,7 +13,9 @@ from ..types import SessionInfo
 from . import render
 from .chats import chat_place, chat_place_line, print_grouped, print_turns, show_chat
 from .common import (
+    HOST_HELP,
     Progress,
+    check_host,
     day,
     day_range,
     empty_archive_hint,
@@ -23,6 +25,7 @@ from .common import (
     print_json,
     services,
 )
+from .remote_sources import host_line
 
 REVEAL_HELP = (
     "print secrets (API keys, tokens, private keys, passwords) verbatim; by default they show as "
@@ -36,9 +39,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "ingest",
         help="add chat exports (files or folders) to the index",
         description="Add chat exports to the index. Paths that do not exist are named on stderr and make "
-        "the exit code 5; the paths that do exist are ingested all the same.",
+        "the exit code 5; the paths that do exist are ingested all the same. With no paths: pull every "
+        "remote source (`refind sources add ssh://...`), then ingest the recorded sources and the pulled "
+        "copies; a host that fails is named on stderr and makes the exit code 10.",
     )
-    p.add_argument("paths", nargs="+", type=Path)
+    p.add_argument("paths", nargs="*", type=Path)
     p.add_argument("--force", action="store_true", help="re-read files even if unchanged")
     p.add_argument(
         "--accept-shrink",
@@ -57,6 +62,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--context", type=non_negative, default=None, metavar="W", help="turns of context (default 2)"
     )
     p.add_argument("--no-rrf", action="store_true", help="pure turn BM25 ranking")
+    p.add_argument("--host", metavar="HOST", help=HOST_HELP)
     p.add_argument("--json", action="store_true")
     p.add_argument("--reveal", action="store_true", help=REVEAL_HELP)
     p.set_defaults(func=cmd_search)
@@ -66,6 +72,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--limit", type=non_negative, default=50, help="at most this many (0: all)")
     p.add_argument("--chat", metavar="CHAT", help="list every conversation of one chat (its chat id)")
+    p.add_argument("--host", metavar="HOST", help=HOST_HELP)
     p.add_argument("--json", action="store_true")
     p.add_argument("--reveal", action="store_true", help=REVEAL_HELP)
     p.set_defaults(func=cmd_sessions)
@@ -150,7 +157,11 @@ def print_ingest_report(report) -> None:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    """`refind ingest PATH...`"""
+    """`refind ingest PATH...` (no PATH: `cli.pulls.cmd_ingest_all`, remote sources pulled first)"""
+    if not args.paths:
+        from .pulls import cmd_ingest_all
+
+        return cmd_ingest_all(args, run_ingest, print_ingest_report)
     missing = [p for p in args.paths if not p.expanduser().exists()]
     if len(missing) == len(args.paths):
         names = ", ".join(printable(shell_command(p), one_line=True) for p in missing)
@@ -178,7 +189,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     """`refind search KEYWORDS...`"""
     date_from, date_to = day_range(args.date_from, args.date_to)
     svc = services(redact=False if args.reveal else None)
-    opts = svc.search_options(top_k=args.top_k, context_window=args.context)
+    opts = svc.search_options(top_k=args.top_k, context_window=args.context, host=check_host(svc, args.host))
     if args.no_rrf:
         opts = opts.with_(rrf=False)
     blocks = svc.engine.search(" ".join(args.keywords), date_from, date_to, options=opts)
@@ -202,6 +213,8 @@ def cmd_search(args: argparse.Namespace) -> int:
 def cmd_sessions(args: argparse.Namespace) -> int:
     """`refind sessions [--chat CHAT]`: newest first; a chat's conversations listed under the chat."""
     svc = services(redact=False if args.reveal else None)
+    host = svc.machines.host
+    chosen = svc.machines.select(svc.catalog, check_host(svc, args.host)) if args.host else None
     if args.chat:
         recs = svc.catalog.chat_sessions(args.chat)
         if not recs:
@@ -209,7 +222,10 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         infos = [
             SessionInfo(r.sid, r.title, r.source, r.format, r.started_at, r.n_turns, r.chat, r.chat_title)
             for r in reversed(recs)
+            if chosen is None or (r.sid in chosen.sids) != chosen.outside
         ]
+    elif chosen is not None:
+        infos = list(svc.catalog.session_infos(args.limit, list(chosen.folders), chosen.outside))
     else:
         infos = list(svc.catalog.session_infos(limit=args.limit))
     if not infos and not args.json:
@@ -229,6 +245,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
                             "turns": s.turns,
                             "chat_id": s.chat_id,
                             "chat_title": s.chat_title,
+                            "host": host(s.source) or None,
                         }
                         for s in infos
                     ]
@@ -236,7 +253,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
             )
         )
         return 0
-    print_grouped(svc.catalog, infos, svc.redactor.text)
+    print_grouped(svc.catalog, infos, svc.redactor.text, host)
     return 0
 
 
@@ -250,6 +267,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     if args.chat and rec.chat:
         return show_chat(svc, rec.chat, args.json)
     place = chat_place(svc.catalog, rec)
+    host = svc.machines.host(rec.source)
     lo, hi = 0, None
     if args.turn is not None:
         lo, hi = max(0, args.turn - args.context), args.turn + args.context
@@ -261,6 +279,7 @@ def cmd_show(args: argparse.Namespace) -> int:
                     "session_id": rec.sid,
                     "title": rec.title,
                     "source": rec.source,
+                    "host": host or None,
                     "chat": place,
                     "continues": rec.continues or None,
                     "turns": [
@@ -273,7 +292,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         return 0
     print(
         printable(
-            f"{hide(rec.title or rec.sid)}  ({rec.format}, {rec.n_turns} turns, from {rec.source})",
+            f"{hide(rec.title or rec.sid)}  ({rec.format}, {rec.n_turns} turns, "
+            f"{f'on {host}, ' if host else ''}from {rec.source})",
             one_line=True,
         )
     )
@@ -305,6 +325,11 @@ def cmd_stats(args: argparse.Namespace) -> int:
     print(f"times without a zone (WhatsApp, Telegram, SillyTavern) read in {data['timezone']}")
     for name, f in sorted(data["formats"].items()):
         print(f"  {name:<12} {f['files']:>5} files {f['sessions']:>7} sessions {f['turns']:>9} turns")
+    if data["hosts"]:
+        n = len(data["hosts"])
+        print(f"{n} other machine{'' if n == 1 else 's'} (`refind sources list` shows their sources):")
+        for h in data["hosts"]:
+            print(printable("  " + host_line(h), one_line=True))
     for entry in data["partial"]:
         print(printable(f"PARTIAL {entry['path']}: {entry['reason']}", one_line=True))
     for entry in data["held"]:

@@ -100,8 +100,9 @@ def block_lines(
     when = block.date or block.session_date  # the hit turn's own time, else its session's
     day = when.astimezone(tz).strftime("%Y-%m-%d %H:%M") if when else "unknown date"
     title = printable(hide(block.session_title or block.session_id), one_line=True)
+    where = f" on {printable(block.host, one_line=True)}" if block.host else ""
     out = [
-        f"[{block.rank}] {title} ({day}) turn {block.turn}  "
+        f"[{block.rank}] {title} ({day}){where} turn {block.turn}  "
         f"score {block.score:.4f}  id {printable(block.session_id, one_line=True)}"
     ]
     cut = False

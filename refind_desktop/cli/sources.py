@@ -1,8 +1,9 @@
-"""`refind sources discover|list|ingest|remove`: find coding-agent logs and exports, record and read them.
+"""`refind sources discover|add|list|ingest|remove`: find coding-agent logs and exports, record and read them.
 
 `discover` only looks at names and sizes (core: `ingest.known_sources.find_known_sources`);
 nothing is read until the user records the places with `--add` and ingests them with
-`refind sources ingest` (or starts the app, which reads recorded sources at start).
+`refind sources ingest` (or starts the app, which reads recorded sources at start). Folders on other
+machines (`ssh://…`, `discover --host`) are handled by cli/remote_sources.py.
 """
 
 from __future__ import annotations
@@ -16,9 +17,8 @@ from ..config import load_settings, save_settings
 from ..errors import NotFoundError
 from ..ingest.known_sources import KnownSource, find_known_sources
 from ..terminal import shell_command
-from .common import print_json, services
-
-_CONTROL = {c: "?" for c in [*range(32), *range(127, 160)] if chr(c) not in "\t"}
+from . import remote_sources as remote
+from .common import human_size, plural, print_json, safe, services
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,8 +32,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.add_argument(
         "--only", action="append", metavar="TOOL", help="keep tools whose name contains TOOL (repeatable)"
     )
+    d.add_argument(
+        "--host",
+        metavar="USER@HOST[:PORT]",
+        help="look on another machine over ssh (names and sizes only); --add records them as remote sources",
+    )
     d.add_argument("--json", action="store_true")
     d.set_defaults(func=cmd_discover)
+    a = verbs.add_parser(
+        "add", help="record a file or folder to ingest: a local path, or ssh://USER@HOST[:PORT]/PATH"
+    )
+    a.add_argument("source", help="a local path, or ssh://USER@HOST[:PORT]/PATH (PATH may start with ~/)")
+    a.add_argument("--json", action="store_true")
+    a.set_defaults(func=cmd_add)
     lst = verbs.add_parser("list", help="show the recorded sources")
     lst.add_argument("--json", action="store_true")
     lst.set_defaults(func=cmd_list)
@@ -42,28 +53,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     ing.add_argument("--json", action="store_true")
     ing.set_defaults(func=cmd_ingest)
     rm = verbs.add_parser("remove", help="stop recording a source (its turns stay until `refind forget`)")
-    rm.add_argument("path", type=Path)
+    rm.add_argument("path", help="a recorded path, an ssh:// source, or USER@HOST[:PORT] for all of a host's")
     rm.set_defaults(func=cmd_remove)
-
-
-def safe(text: object) -> str:
-    """A path or name from disk with control characters replaced, so no terminal sequence gets through."""
-    return str(text).translate(_CONTROL)
-
-
-def plural(n: int, noun: str) -> str:
-    """ "1 place", "3 places"."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
-def human_size(n: int) -> str:
-    """Bytes as B/kB/MB/GB with one decimal."""
-    size = float(n)
-    for unit in ("B", "kB", "MB", "GB"):
-        if size < 1000 or unit == "GB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1000
-    return f"{n} B"
 
 
 def shown(path: Path, home: Path) -> str:
@@ -86,7 +77,9 @@ def record(found: list[KnownSource]) -> tuple[list[str], Path]:
 
 
 def cmd_discover(args: argparse.Namespace) -> int:
-    """`refind sources discover [--add] [--only TOOL] [--json]`"""
+    """`refind sources discover [--add] [--only TOOL] [--host USER@HOST[:PORT]] [--json]`"""
+    if args.host:
+        return remote.cmd_discover_host(args)
     home = Path.home()
     found = find_known_sources(home)
     if args.only:
@@ -123,21 +116,52 @@ def cmd_discover(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_add(args: argparse.Namespace) -> int:
+    """`refind sources add PATH|ssh://…`"""
+    if remote.is_remote(args.source):
+        return remote.cmd_add_remote(args)
+    path = str(remote.check_local(args.source))
+    config = locations.config_file()
+    current = load_settings(config, environment=False)
+    new = path not in current.sources
+    if new:
+        save_settings(current.replace(sources=(*current.sources, path)), config)
+    if args.json:
+        print_json({"added": [path] if new else []})
+        return 0
+    print(
+        safe(f"added {path}" if new else f"{path} is already a source"),
+        "; read it with `refind sources ingest`",
+    )
+    return 0
+
+
 def cmd_list(args: argparse.Namespace) -> int:
-    """`refind sources list [--json]`: each recorded source, marked when it is missing or forgotten."""
+    """`refind sources list [--json]`: each recorded source, marked when it is missing or forgotten; a
+    remote source with its host's state (the last pull: ok, or why it failed)."""
     svc = services()
     try:
         rows = [
             {"path": p, "exists": Path(p).exists(), "forgotten": _forgotten(svc, p)}
             for p in svc.settings.sources
         ]
+        remotes = remote.remote_rows(svc)
+        for r in remotes:
+            r["forgotten"] = _forgotten(svc, r["mirror"])
     finally:
         svc.close()
     if args.json:
-        print_json(rows)
+        print_json(rows + remotes)
         return 0
-    if not rows:
-        print("No sources recorded; find some with `refind sources discover`.")
+    if not rows and not remotes:
+        print("No sources recorded; find some with `refind sources discover` (or `--host USER@HOST`).")
+    for r in remotes:
+        notes = [] if r["exists"] or r["state"] != "ok" else ["mirror missing"]
+        if r["forgotten"]:
+            notes.append(
+                f"forgotten: not ingested until `{shell_command('refind', 'unforget', r['forgotten'])}`"
+            )
+        print(safe(remote.remote_row_line(r) + (f"  ({'; '.join(notes)})" if notes else "")))
     for r in rows:
         notes = [] if r["exists"] else ["missing"]
         if r["forgotten"]:
@@ -177,7 +201,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_remove(args: argparse.Namespace) -> int:
-    """`refind sources remove PATH`"""
+    """`refind sources remove PATH|ssh://…|USER@HOST[:PORT]`"""
+    if remote.is_remote(args.path) or remote.knows_host(args.path):
+        return remote.cmd_remove_remote(args.path)
+    args.path = Path(args.path)
     path = locations.config_file()
     current = load_settings(path, environment=False)
     target = {str(args.path), str(args.path.expanduser().resolve())}

@@ -93,6 +93,20 @@ def _ts(value: float | None) -> datetime | None:
     return datetime.fromtimestamp(value, tz=timezone.utc) if value is not None else None
 
 
+def _under_clause(folders: list[str], outside: bool, column: str = "source") -> tuple[str, list[str]]:
+    """`WHERE` over a path column: inside one of `folders` (or, `outside`, in none of them), as ranges
+    `prefix/ <= path < prefix0` the column's index answers ('0' follows '/')."""
+    if not folders:
+        return ("WHERE 0", []) if not outside else ("", [])
+    parts, args = [], []
+    for folder in folders:
+        prefix = folder.rstrip("/")
+        parts.append(f"({column} >= ? AND {column} < ?)")
+        args += [prefix + "/", prefix + "0"]
+    inside = " OR ".join(parts)
+    return (f"WHERE NOT ({inside})" if outside else f"WHERE {inside}"), args
+
+
 class Catalog(TranscriptIds):
     """Files, sessions and skipped files. Changes become durable at `commit()`."""
 
@@ -348,16 +362,36 @@ class Catalog(TranscriptIds):
         )
         return [self._session(r) for r in rows]
 
-    def session_infos(self, limit: int | None = None) -> Iterator[SessionInfo]:
-        """Sessions newest first (unknown dates last)."""
+    def session_infos(
+        self, limit: int | None = None, under: list[str] | None = None, outside: bool = False
+    ) -> Iterator[SessionInfo]:
+        """Sessions newest first (unknown dates last); with `under`, only those whose source file lies
+        in one of those folders (with `outside`, only those whose source lies in none of them)."""
+        where, args = _under_clause(under, outside) if under is not None else ("", [])
         sql = (
             "SELECT sid, title, source, format, started_at, n_turns, chat, chat_title, continues FROM sessions "
-            "ORDER BY started_at IS NULL, started_at DESC, sid"
+            f"{where} ORDER BY started_at IS NULL, started_at DESC, sid"
         )
         if limit:
             sql += f" LIMIT {int(limit)}"
-        for r in self.db.execute(sql):
+        for r in self.db.execute(sql, args):
             yield SessionInfo(r[0], r[1] or "", r[2], r[3] or "", _ts(r[4]), r[5], r[6], r[7], r[8] or "")
+
+    def sids_under(self, folders: list[str]) -> list[str]:
+        """Ids of the sessions whose source file lies in one of `folders` (a mirror folder per host)."""
+        if not folders:
+            return []
+        where, args = _under_clause(folders, False)
+        return [r[0] for r in self.db.execute(f"SELECT sid FROM sessions {where}", args)]
+
+    def totals_under(self, folder: str) -> tuple[int, int, int]:
+        """(files, sessions, turns) indexed from source files inside `folder` (one host's mirror)."""
+        where, args = _under_clause([folder], False)
+        files = self.db.execute(
+            f"SELECT COUNT(*) FROM files {_under_clause([folder], False, 'path')[0]}", args
+        )
+        sessions = self.db.execute(f"SELECT COUNT(*), COALESCE(SUM(n_turns),0) FROM sessions {where}", args)
+        return (files.fetchone()[0], *sessions.fetchone())
 
     def chat_sessions(self, chat: str) -> list[SessionRecord]:
         """The conversations of one chat, oldest first (undated ones last)."""

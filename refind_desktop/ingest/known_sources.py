@@ -78,65 +78,95 @@ def find_known_sources(
             if files:
                 found.append(KnownSource(tool, path, reads, files, size, kind))
 
+    for tool, path, reads, match in agent_places(home, env, system):
+        add(tool, path, reads, match)
+    for path in _aider_files(home, aider_depth):
+        found.append(KnownSource("Aider", path, "chat history (Markdown)", 1, _size(path)))
+    found += _downloads(_downloads_dir(home, env, system))
+    return found
+
+
+def agent_places(
+    home: Path, env: Mapping[str, str], system: str, every_editor: bool = False
+) -> Iterator[tuple[str, Path, str, Callable[[str, str], bool]]]:
+    """(tool, file or folder, what is read there, which files count) of each coding agent and editor
+    extension under `home`, whether it exists or not; editors' folders only where the editor's
+    `User` folder exists, unless `every_editor`."""
     claude = Path(env["CLAUDE_CONFIG_DIR"]) if env.get("CLAUDE_CONFIG_DIR") else home / ".claude"
-    add("Claude Code", claude / "projects", "session transcripts (*.jsonl)", _suffix(".jsonl"))
+    yield ("Claude Code", claude / "projects", "session transcripts (*.jsonl)", _suffix(".jsonl"))
     codex = Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else home / ".codex"
     for sub in ("sessions", "archived_sessions"):
-        add("Codex", codex / sub, "rollouts (rollout-*.jsonl)", lambda d, n: n.startswith("rollout-"))
-    add("Gemini CLI", home / ".gemini" / "tmp", "chat sessions and saved chats (*.json)", _gemini)
+        yield ("Codex", codex / sub, "rollouts (rollout-*.jsonl)", lambda d, n: n.startswith("rollout-"))
+    yield ("Gemini CLI", home / ".gemini" / "tmp", "chat sessions and saved chats (*.json)", _gemini)
     for data in _data_dirs(home, env, system):
         if (data / "opencode" / "opencode.db").is_file():  # 1.2+: the JSON storage was migrated into it
-            add("OpenCode", data / "opencode" / "opencode.db", "sessions (SQLite, read-only)", _never)
+            yield ("OpenCode", data / "opencode" / "opencode.db", "sessions (SQLite, read-only)", _never)
         else:
-            add("OpenCode", data / "opencode" / "storage", "sessions with their messages (JSON)", _opencode)
+            yield (
+                "OpenCode",
+                data / "opencode" / "storage",
+                "sessions with their messages (JSON)",
+                _opencode,
+            )
     cont = Path(env["CONTINUE_GLOBAL_DIR"]) if env.get("CONTINUE_GLOBAL_DIR") else home / ".continue"
-    add(
+    yield (
         "Continue",
         cont / "sessions",
         "chat sessions (*.json)",
         lambda d, n: n.endswith(".json") and n != "sessions.json",
     )
-    for editor, user in _editor_dirs(home, env, system):
+    for editor, user in _editor_dirs(home, env, system, every_editor):
         if editor == "Cursor":
-            add(
+            yield (
                 "Cursor",
                 user / "globalStorage" / "state.vscdb",
                 "composer and agent chats (SQLite, read-only)",
                 _never,
             )
-            add(
+            yield (
                 "Cursor",
                 user / "workspaceStorage",
                 "chat pane history (state.vscdb, read-only)",
                 _named("state.vscdb"),
             )
         else:
-            add(
+            yield (
                 f"Copilot Chat ({editor})",
                 user / "workspaceStorage",
                 "chat sessions (chatSessions/*.json)",
                 _copilot,
             )
-            add(
+            yield (
                 f"Copilot Chat ({editor})",
                 user / "globalStorage" / "emptyWindowChatSessions",
                 "chat sessions (*.json)",
                 _suffix(".json"),
             )
         for ext, name in TASK_EXTENSIONS.items():
-            add(
+            yield (
                 f"{name} ({editor})",
                 user / "globalStorage" / ext / "tasks",
                 "task conversations (ui_messages.json)",
                 _named("ui_messages.json", "claude_messages.json", "api_conversation_history.json"),
             )
-    data_dirs, editor_dirs = _data_dirs(home, env, system), list(_editor_dirs(home, env, system))
-    for tool, path, reads, match in known_sources_b.places(home, env, system, data_dirs, editor_dirs):
-        add(tool, path, reads, match)  # Qwen Code, Factory Droid, Amp, Cursor agent transcripts
-    for path in _aider_files(home, aider_depth):
-        found.append(KnownSource("Aider", path, "chat history (Markdown)", 1, _size(path)))
-    found += _downloads(_downloads_dir(home, env, system))
-    return found
+    data_dirs, editor_dirs = _data_dirs(home, env, system), list(_editor_dirs(home, env, system, every_editor))
+    # Qwen Code, Factory Droid, Amp, Cursor agent transcripts
+    yield from known_sources_b.places(home, env, system, data_dirs, editor_dirs)
+
+
+def remote_candidates() -> list[tuple[str, str]]:
+    """(tool, `~/…` path) of every agent folder local discovery knows, as on a Linux host with no
+    overrides, plus VS Code Server's `User` folder (where remote extensions keep their chats): what
+    `refind sources discover --host` looks for on another machine."""
+    out: list[tuple[str, str]] = []
+    home = Path("~")
+    for tool, path, _reads, _match in agent_places(home, {}, "linux", every_editor=True):
+        out.append((tool, path.as_posix()))
+    server = home / ".vscode-server" / "data" / "User"
+    out.append(("Copilot Chat (VS Code Server)", (server / "workspaceStorage").as_posix()))
+    for ext, name in TASK_EXTENSIONS.items():
+        out.append((f"{name} (VS Code Server)", (server / "globalStorage" / ext / "tasks").as_posix()))
+    return list(dict.fromkeys(out))
 
 
 def _never(folder: str, name: str) -> bool:
@@ -199,8 +229,11 @@ def _data_dirs(home: Path, env: Mapping[str, str], system: str) -> list[Path]:
     return list(dict.fromkeys(dirs))
 
 
-def _editor_dirs(home: Path, env: Mapping[str, str], system: str) -> Iterator[tuple[str, Path]]:
-    """(editor, its `User` folder) for VS Code and its forks, on this platform."""
+def _editor_dirs(
+    home: Path, env: Mapping[str, str], system: str, every_editor: bool = False
+) -> Iterator[tuple[str, Path]]:
+    """(editor, its `User` folder) for VS Code and its forks, on this platform (those that exist,
+    unless `every_editor`)."""
     if system == "darwin":
         base = home / "Library" / "Application Support"
     elif system.startswith("win"):
@@ -209,7 +242,7 @@ def _editor_dirs(home: Path, env: Mapping[str, str], system: str) -> Iterator[tu
         base = Path(env["XDG_CONFIG_HOME"]) if env.get("XDG_CONFIG_HOME") else home / ".config"
     for editor in EDITORS:
         user = base / editor / "User"
-        if user.is_dir():
+        if every_editor or user.is_dir():
             yield editor, user
 
 

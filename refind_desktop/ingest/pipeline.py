@@ -22,6 +22,7 @@ from .conversations import SplitRule
 from .forget import Forgetting, under
 from .limits import Limits
 from .prepare import turn_hash  # noqa: F401 - turn_hash is public here
+from .remote_spec import MIRRORS
 from .report import IngestProgress, IngestReport, ProgressFn
 from .walker import Skipped, Source, discover, discover_within
 
@@ -68,6 +69,11 @@ class Ingestor(Forgetting, SourceApplier):
         self._lock = threading.Lock()
         self.book = SourceBook(index.path.parent / SOURCES_NAME)
         self._redo: set[str] = set()  # sessions that hold turns another session holds first
+
+    def _own_file(self, path: str) -> bool:
+        """Whether `path` is refind's own data (never ingested); the remote mirrors in it are sources."""
+        own = self.index.path.parent.resolve()
+        return under(path, str(own)) and not under(path, str(own / MIRRORS))
 
     def _changed(self, sord: int, from_turn: int) -> None:
         """Tell the listeners (the vector store) that turns `from_turn`.. of a session changed."""
@@ -122,9 +128,8 @@ class Ingestor(Forgetting, SourceApplier):
                 if walk_root is not None and rebuilding is None
                 else None
             )
-            own_dir = str(self.index.path.parent.resolve())
             recorded = [inside] if inside is not None else roots
-            self.book.add_roots([str(p) for p in recorded if p.exists() and not under(str(p), own_dir)])
+            self.book.add_roots([str(p) for p in recorded if p.exists() and not self._own_file(str(p))])
             roots += [
                 Path(p) for p in sorted(redo | set(revive)) if Path(p).exists()
             ]  # interrupted last time
@@ -148,9 +153,8 @@ class Ingestor(Forgetting, SourceApplier):
                     found, skips = [], [Skipped(str(root), describe_failure(exc))]
                 sources += found
                 skipped += skips
-            own = str(self.index.path.parent.resolve())  # never ingest our own data folder
-            sources = [s for s in sources if not under(str(s.path), own)]
-            skipped = [s for s in skipped if not under(s.path, own)]
+            sources = [s for s in sources if not self._own_file(str(s.path))]
+            skipped = [s for s in skipped if not self._own_file(s.path)]
             kept: list[Source] = []
             for src in sources:
                 if scrub(str(src.path)) != str(src.path):

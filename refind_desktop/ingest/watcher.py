@@ -1,7 +1,9 @@
 """FolderWatcher: headless watch-and-ingest of a chat folder, used by `refind watch` and the TUI.
 
 The watcher ingests the folder once, then feeds changed paths to the same `Ingestor` after a
-quiet period (debounce). It writes only while it ingests (the writer lock is taken per batch),
+quiet period (debounce). When remote sources exist it also pulls them every `pull_interval`
+seconds (the `remote_pull_interval` setting; 0 = never) and then ingests their mirrors, on the same
+thread, so a mirror is never read while a pull writes into it. It writes only while it ingests (the writer lock is taken per batch),
 so CLI commands and the app can write in between. Deleted files are reported, never forgotten
 automatically: the user runs `refind forget PATH`. `on_report` receives `WatchEvent`s from the
 watcher's own thread, one at a time; a Textual app should hand them to its loop with
@@ -26,7 +28,7 @@ from .pipeline import IngestReport
 from .sqlite_ro import SIDE_FILES
 
 log = logging.getLogger("refind.watch")
-KINDS = ("started", "ingested", "deleted", "busy", "warning", "error", "stopped")
+KINDS = ("started", "ingested", "pulled", "deleted", "busy", "warning", "error", "stopped")
 
 
 @dataclass(frozen=True)
@@ -73,8 +75,13 @@ class FolderWatcher:
         debounce: float = 0.5,
         max_delay: float = 10.0,
         retry: float = 2.0,
+        pull_interval: float | None = None,
     ) -> None:
         self.services = services
+        self.pull_interval = float(
+            services.settings.remote_pull_interval if pull_interval is None else pull_interval
+        )
+        """Seconds between pulls of the remote sources (0 = never); default: the setting."""
         self.folder = Path(folder).expanduser().resolve()
         self.on_report = on_report
         self.debounce = debounce
@@ -163,8 +170,12 @@ class FolderWatcher:
             with self._cond:
                 self._busy = False
                 self._cond.notify_all()
+            next_pull = time.monotonic() if self.pull_interval > 0 else None
             while not self._stop.is_set():
-                batch = self._next_batch()
+                if next_pull is not None and time.monotonic() >= next_pull:
+                    self._pull_remotes()
+                    next_pull = time.monotonic() + self.pull_interval
+                batch = self._next_batch(next_pull)
                 if batch is None:
                     continue
                 changed, deleted = batch
@@ -186,13 +197,17 @@ class FolderWatcher:
                 self._cond.notify_all()
             self._emit("stopped", f"stopped watching {self.folder}")
 
-    def _next_batch(self) -> tuple[set[str], set[str]] | None:
-        """Wait for events, then for a quiet period (at most max_delay after the first event)."""
+    def _next_batch(self, until: float | None = None) -> tuple[set[str], set[str]] | None:
+        """Wait for events, then for a quiet period (at most max_delay after the first event); None at
+        stop, or when nothing came before `until` (a monotonic time: the next pull)."""
         with self._cond:
             while not (self._changed or self._deleted):
                 if self._stop.is_set():
                     return None
-                self._cond.wait(1.0)
+                left = 1.0 if until is None else until - time.monotonic()
+                if left <= 0:
+                    return None
+                self._cond.wait(min(left, 1.0))
             while not self._stop.is_set():
                 now = time.monotonic()
                 left = min(self._last + self.debounce - now, self._first + self.max_delay - now)
@@ -244,7 +259,38 @@ class FolderWatcher:
                 level=logging.WARNING,
             )
 
-    def _ingest(self, paths: list[str], initial: bool) -> None:
+    def _pull_remotes(self) -> None:
+        """Pull every remote source (`ingest/remote.py`), report each failed host, then ingest the
+        mirrors; a host that fails keeps what was pulled before and is tried at the next pull."""
+        from .remote import mirror_roots, pull_all
+        from .remote_store import RemoteStore
+
+        data = self.services.paths.data_dir
+        if not RemoteStore(data).list():
+            return
+        with self._cond:
+            self._busy = True
+        try:
+            results = pull_all(data, cancel=self._stop)
+            failed = {r.spec.host_key: r.error for r in results if not r.ok}
+            hosts = list(dict.fromkeys(r.spec.host_key for r in results))
+            message = f"pulled {len(results)} remote sources from {', '.join(hosts)}"
+            if failed:
+                message += "; FAILED " + "; ".join(f"{h}: {why}" for h, why in failed.items())
+                message += " (what was pulled before stays searchable; the next pull tries again)"
+            self._emit("pulled", message, tuple(failed), level=logging.WARNING if failed else logging.INFO)
+            mirrors = [str(p) for p in mirror_roots(data)]
+            if mirrors and not self._stop.is_set():
+                self._ingest(mirrors, initial=True, what="ingested the pulled mirrors")
+        except Exception as exc:  # a pull's surprise never stops the watcher
+            log.exception("pull failed")
+            self._emit("warning", f"could not pull the remote sources: {describe_failure(exc)}")
+        finally:
+            with self._cond:
+                self._busy = False
+                self._cond.notify_all()
+
+    def _ingest(self, paths: list[str], initial: bool, what: str = "") -> None:
         """Ingest, retrying while another process holds the writer lock; stops early on stop()."""
         while not self._stop.is_set():
             try:
@@ -272,7 +318,9 @@ class FolderWatcher:
                     level=logging.ERROR,
                 )
                 return
-            what = "initial ingest" if initial else "ingested " + ", ".join(Path(p).name for p in paths[:3])
+            what = what or (
+                "initial ingest" if initial else "ingested " + ", ".join(Path(p).name for p in paths[:3])
+            )
             self._emit(
                 "ingested",
                 f"{what}: +{report.added_turns} turns, -{report.removed_turns}, "

@@ -99,8 +99,10 @@ def search(
     date_to: str | None = None,
     top_k: int | None = None,
     context: int | None = None,
+    host: str | None = None,
 ) -> dict:
-    """The ReFind engine's numbered blocks, in `refind search --json`'s keys."""
+    """The ReFind engine's numbered blocks, in `refind search --json`'s keys (each with its `host`);
+    `host` keeps one machine's sessions (`search/hosts.py`)."""
     d_from, d_to = parse_day(date_from, "date_from"), parse_day(date_to, "date_to")
     if d_from and d_to and d_from > d_to:
         raise ConfigError(f"date_from {d_from} is after date_to {d_to}; swap them or drop one")
@@ -112,7 +114,12 @@ def search(
             f"no searchable word in keywords {neutralise((keywords or '')[:80])!r} (punctuation and "
             "stop-words such as 'the' or 'when' are ignored); give content words: names, things, places"
         )
-    blocks = svc.engine.search(keywords, d_from, d_to, options=svc.search_options(top_k=k, context_window=w))
+    host = (host or "").strip() or None
+    unknown = svc.machines.unknown(host) if host else None
+    if unknown:
+        raise NotFoundError(neutralise(unknown))
+    opts = svc.search_options(top_k=k, context_window=w, host=host)
+    blocks = svc.engine.search(keywords, d_from, d_to, options=opts)
     return render.search_json(blocks, caps(svc))
 
 
@@ -163,6 +170,7 @@ def show(
         "session_id": ref,
         "title": render.section("title", render.cut_text(rec.title, 400)[0]) if rec.title else "",
         "source": neutralise(rec.source),
+        "host": svc.machines.host(rec.source) or None,
         "format": rec.format,
         "started_at": rec.started_at.isoformat() if rec.started_at else None,
         "n_turns": rec.n_turns,
@@ -183,7 +191,14 @@ def transcript(svc: Services, session_id: str) -> str:
         )
     turns = svc.index.session_turns(rec.ord)
     return render.transcript_markdown(
-        rec.sid, rec.title, rec.source, rec.format, rec.started_at, turns, caps(svc)
+        rec.sid,
+        rec.title,
+        rec.source,
+        rec.format,
+        rec.started_at,
+        turns,
+        caps(svc),
+        svc.machines.host(rec.source),
     )
 
 
@@ -194,6 +209,9 @@ def stats(svc: Services) -> dict:
     data["skipped"] = [
         {"path": neutralise(s["path"]), "reason": neutralise(s["reason"])} for s in data["skipped"]
     ]
+    for host in data["hosts"]:  # a failed pull's reason quotes the ssh client's message
+        if host["last_pull"] and host["last_pull"].get("error"):
+            host["last_pull"]["error"] = neutralise(host["last_pull"]["error"])
     return data
 
 

@@ -197,9 +197,11 @@ def transcript_markdown(
     started: datetime | None,
     turns: list[TurnView],
     caps: Caps | None = None,
+    host: str = "",
 ) -> str:
     """A whole session as Markdown for the `refind://session/{id}` resource, within the caps (a long turn
-    is cut with a marker; turns past the call's cap are left for `show`)."""
+    is cut with a marker; turns past the call's cap are left for `show`); `host` names the machine it
+    was pulled from ("" for the user's own)."""
     caps = caps or Caps()
     ref = session_ref(session_id)
     day = started.isoformat(timespec="minutes") if started else "unknown date"
@@ -209,6 +211,7 @@ def transcript_markdown(
         f"- started: {day}",
         f"- format: {fmt}, {len(turns)} turns",
         f"- source: {neutralise(source)}",
+        *([f"- host: {neutralise(host)}"] if host else []),
         "",
         f"> {DATA_RULE}",
         "",

@@ -13,6 +13,7 @@ from ..index.schema import TS_MAX, TS_MIN
 from ..index.store import TurnIndex, clean_query
 from ..lang import detect_many
 from ..types import Block
+from .hosts import Machines
 from .querywords import about_person, content_words
 
 
@@ -72,6 +73,9 @@ class SearchOptions:
     """Whether the search is about the person: None decides from the keywords (a first-person word
     among them, `querywords.about_person`); the agent sets it from its question, as its search words
     leave those words out."""
+    host: str = ""
+    """Keep only the sessions of this machine: a host key (`me@box:2222`), a host name (`box`) or
+    `local` (this machine's own); "" keeps every machine (`search/hosts.py`)."""
 
     @classmethod
     def generic(cls, **kw: object) -> SearchOptions:
@@ -260,12 +264,19 @@ class SearchEngine:
     """
 
     def __init__(
-        self, index: TurnIndex, catalog: Catalog, tz: tzinfo = timezone.utc, as_of: datetime | None = None
+        self,
+        index: TurnIndex,
+        catalog: Catalog,
+        tz: tzinfo = timezone.utc,
+        as_of: datetime | None = None,
+        machines: Machines | None = None,
     ) -> None:
         self.index = index
         self.catalog = catalog
         self.tz = tz
         self.as_of = as_of
+        self.machines = machines
+        """Names each result's host and serves `SearchOptions.host` (None: every session is local)."""
         self._language: tuple[int, str | None] = (-1, None)
 
     def language(self) -> str | None:
@@ -280,7 +291,7 @@ class SearchEngine:
 
     def bounded(self, as_of: datetime | None) -> SearchEngine:
         """The same engine seeing only the turns dated at or before `as_of` (None: no bound)."""
-        bounded = SearchEngine(self.index, self.catalog, self.tz, as_of)
+        bounded = SearchEngine(self.index, self.catalog, self.tz, as_of, self.machines)
         bounded._language = self._language
         return bounded
 
@@ -323,6 +334,13 @@ class SearchEngine:
             clauses.append(
                 (tantivy.Occur.MustNot, tantivy.Query.term_set_query(schema, "session", sorted(exclude)))
             )
+        if options.host:
+            chosen = self.machines.select(self.catalog, options.host) if self.machines else None
+            if chosen is None or not (chosen.sids or chosen.outside):
+                return []
+            if chosen.sids:
+                occur = tantivy.Occur.MustNot if chosen.outside else tantivy.Occur.Must
+                clauses.append((occur, tantivy.Query.term_set_query(schema, "session", sorted(chosen.sids))))
         query = q if len(clauses) == 1 else tantivy.Query.boolean_query(clauses)
         searcher = self.index.searcher()
         pool = options.pool if options.pool > 0 else max(searcher.num_docs, 1)
@@ -391,6 +409,7 @@ class SearchEngine:
                     turns=views,
                     chat_id=rec.chat if rec else "",
                     chat_title=rec.chat_title if rec else "",
+                    host=self.machines.host(rec.source) if rec and self.machines else "",
                 )
             )
         return blocks
@@ -476,7 +495,8 @@ class SearchSession:
 def block_to_json(b: Block) -> dict:
     """The stable JSON shape of one search result. `date` is when the hit turn was written (its own
     time, else the session's); `chat_id`/`chat_title` name the chat a conversation belongs to ("" for
-    a session that stands alone)."""
+    a session that stands alone); `host` the machine it came from (`USER@HOST[:PORT]`), None for
+    this one."""
     return {
         "rank": b.rank,
         "session_id": b.session_id,
@@ -485,6 +505,7 @@ def block_to_json(b: Block) -> dict:
         "date": b.date.isoformat() if b.date else None,
         "chat_id": b.chat_id,
         "chat_title": b.chat_title,
+        "host": b.host or None,
         "turn": b.turn,
         "hit_turns": list(b.hit_turns),
         "score": round(b.score, 6),

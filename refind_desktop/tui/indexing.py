@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual import work
 
+from ..ingest.remote_hosts import host_summaries
 from ..terminal import printable
 from .messages import IngestFinished, IngestProgressed, StatsLoaded, WatchIngested
 from .screens.modals import ErrorModal
@@ -120,6 +121,12 @@ class FolderIndexing(_AppPart):
         if event.kind == "ingested" and event.report is not None:
             if event.report.added_turns or event.report.removed_turns or event.report.skipped:
                 self._changed()
+        elif event.kind == "pulled":  # the hosts' states in the status bar
+            self.load_stats()
+            if event.paths:  # the hosts that failed
+                self.notify(
+                    printable(event.message, one_line=True), severity="warning", timeout=8, markup=False
+                )
         elif event.kind in ("deleted", "busy", "warning"):
             self.notify(printable(event.message, one_line=True), severity="warning", timeout=8, markup=False)
         elif event.kind == "error":
@@ -153,9 +160,14 @@ class FolderIndexing(_AppPart):
     @work(thread=True, exclusive=True, group="stats", exit_on_error=False, description="reading index totals")
     def load_stats(self) -> None:
         totals = self.services.catalog.totals()
+        hosts = host_summaries(self.services.paths.data_dir, self.services.catalog)
         self.post_message(
             StatsLoaded(
-                totals["sources"], totals["sessions"], totals["turns"], self.services.catalog.skipped()
+                totals["sources"],
+                totals["sessions"],
+                totals["turns"],
+                self.services.catalog.skipped(),
+                tuple((h.host, h.state) for h in hosts),
             )
         )
 
@@ -171,6 +183,7 @@ class FolderIndexing(_AppPart):
             sessions=loaded.sessions if loaded else old.sessions,
             turns=loaded.turns if loaded else old.turns,
             skipped=len(loaded.skipped) if loaded else old.skipped,
+            hosts=loaded.hosts if loaded else old.hosts,
             updated=self.last_update,
             watching=(self.folder or "") if self.watcher else (watching or ""),
         )

@@ -49,6 +49,8 @@ class StatsLoaded(Message):
     sessions: int
     turns: int
     skipped: list[tuple[str, str]]
+    hosts: tuple[tuple[str, str], ...] = ()
+    """(host key, state) of each other machine: ok, failed, not pulled yet, removed."""
 
 
 @dataclass
@@ -136,6 +138,8 @@ class TranscriptLoaded(Message):
     title: str
     source: str
     turns: list[TurnView]
+    host: str = ""
+    """The machine the session was pulled from ("" for this one)."""
 
 
 @dataclass

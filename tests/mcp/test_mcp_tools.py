@@ -35,7 +35,7 @@ async def test_tools_and_schemas(archive):
         assert set(tools) == {"search", "show", "ask", "stats"}  # read-only: no ingest tool
         search = tools["search"].input_schema
         assert search["required"] == ["keywords"]
-        assert set(search["properties"]) == {"keywords", "date_from", "date_to", "top_k", "context"}
+        assert set(search["properties"]) == {"keywords", "date_from", "date_to", "top_k", "context", "host"}
         assert set(tools["show"].input_schema["properties"]) == {
             "session_id",
             "turn_from",

@@ -77,7 +77,8 @@ class TranscriptScreen(Screen[None]):
             centre = self.highlight_turn or 0
             lo, hi = max(0, centre - MAX_TURNS // 2), centre + MAX_TURNS // 2
         turns = svc.index.session_turns(rec.ord, lo, hi)
-        self.post_message(TranscriptLoaded(rec.sid, rec.title, rec.source, turns))
+        host = svc.machines.host(rec.source)
+        self.post_message(TranscriptLoaded(rec.sid, rec.title, rec.source, turns, host))
 
     async def on_transcript_loaded(self, message: TranscriptLoaded) -> None:
         self.query_one("#transcript-title", Label).update(
@@ -85,7 +86,8 @@ class TranscriptScreen(Screen[None]):
         )
         self.query_one("#transcript-meta", Label).update(
             plain(
-                f"{len(message.turns)} turns · {self._short(message.source)} · id {message.session_id}",
+                f"{len(message.turns)} turns · {f'on {message.host} · ' if message.host else ''}"
+                f"{self._short(message.source)} · id {message.session_id}",
                 one_line=True,
             )
         )

@@ -1,4 +1,5 @@
-"""ResultList: search hits as highlighted snippets; selecting one posts `HitSelected`."""
+"""ResultList: search hits as highlighted snippets (with the machine a hit came from); selecting one posts
+`HitSelected`."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ class HitItem(ListItem):
                 f"  {day(block.date.astimezone(tz) if block.date else None)}  turn {block.turn}",
                 "dim",
             ),
+            (f"  on {printable(block.host, one_line=True)}" if block.host else "", "dim"),
         )
         body = Text.assemble(
             (printable(f"{hit.speaker}: ", one_line=True) if hit.speaker else "", "italic"),

@@ -22,6 +22,9 @@ class IndexStats:
     skipped: int = 0
     updated: datetime | None = None
     watching: str = ""
+    hosts: tuple[tuple[str, str], ...] = ()
+    """(host key, state) of each other machine (`ingest/remote_hosts.py`): ok, failed, not pulled yet,
+    removed."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,7 @@ class StatusBar(Horizontal):
 
     def compose(self) -> ComposeResult:
         yield Label("", id="status-counts")
+        yield Label("", id="status-hosts", markup=False)
         yield ProgressBar(id="status-progress", show_eta=False)
         yield StatusButton("cancel", id="status-cancel", compact=True)
         yield Label("", id="status-model", markup=False)
@@ -91,6 +95,12 @@ class StatusBar(Horizontal):
             return f"model {'answering' if self.answering else 'loaded'}: {m.label}"
         return "model: not loaded · searching" if self.answering else "model: not loaded"
 
+    def hosts_text(self) -> str:
+        """The other machines' part of the bar, e.g. "hosts: me@box ok · ci@vm FAILED" ("" for none)."""
+        words = {"ok": "ok", "failed": "FAILED", "not pulled yet": "not pulled", "removed": "removed"}
+        parts = [f"{host} {words.get(state, state)}" for host, state in self.stats.hosts]
+        return "hosts: " + " · ".join(parts) if parts else ""
+
     def _render_model(self) -> None:
         if not self._composed():
             return  # on_mount renders it
@@ -117,6 +127,10 @@ class StatusBar(Horizontal):
         self.query_one("#status-counts", Label).update(
             f"{prefix}{s.sources} sources · {s.sessions} sessions · {s.turns} turns · updated {when}"
         )
+        hosts = self.query_one("#status-hosts", Label)
+        hosts.update(self.hosts_text())
+        hosts.set_class(not s.hosts, "-none")
+        hosts.set_class(any(state == "failed" for _, state in s.hosts), "-failed")
         button = self.query_one("#status-skipped", Button)
         button.label = f"{s.skipped} skipped"
         button.set_class(s.skipped > 0, "-warning")

@@ -23,6 +23,7 @@ from watchdog.observers import Observer
 from .. import locations
 from ..errors import IndexLockedError, NotFoundError, RefindError, describe_failure
 from .pipeline import IngestReport
+from .sqlite_ro import log_owner
 
 log = logging.getLogger("refind.watch")
 KINDS = ("started", "ingested", "deleted", "busy", "warning", "error", "stopped")
@@ -208,11 +209,16 @@ class FolderWatcher:
     def _targets(self, changed: set[str]) -> list[str]:
         """Known sources that changed are re-read alone, a file inside a folder source (a Slack export)
         re-reads that folder, and anything new is read where it lies (`Ingestor.ingest(walk_root=)`);
-        a path outside the watched folder (a link) rescans the folder."""
+        a path outside the watched folder (a link) rescans the folder. A database's `-wal` or `-journal`
+        stands for the database (its main file often does not change while rows are committed to the
+        log); its `-shm` is left out, since reading the database touches it too."""
         known = {f.path for f in self.services.catalog.files()}
         targets: set[str] = set()
         for p in changed:
-            path = Path(p)
+            db = log_owner(p)  # a database's write-ahead log grew: read the database (with its log)
+            if db == "":
+                continue
+            path = Path(db or p)
             if not path.exists():
                 continue
             rp = str(path.resolve())

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from pathlib import Path
 
 import zstandard
@@ -18,6 +19,7 @@ __all__ = [
     "add_goose_message",
     "add_warp_query",
     "add_zed_thread",
+    "crush_writer",
     "crush_db",
     "goose_db",
     "warp_db",
@@ -193,3 +195,32 @@ def add_warp_query(db: sqlite3.Connection, cid: str, eid: str, at: str, text: st
         " model_id) VALUES (?,?,?,?,?,?,?)",
         (eid, cid, at, json.dumps(entries), "/home/u/proj", '"Completed"', "claude-4-5-sonnet"),
     )
+
+
+def crush_writer(path: str, exchanges: int, pause: float, out: str) -> None:
+    """Crush as it runs, in another process: per exchange, a user row and an assistant row committed, then
+    the assistant row updated with its full text (Crush streams a reply into its row). The busy timeout is
+    0, so any lock the reader held would fail a write at once; the errors met are written to `out` as JSON."""
+    errors: list[str] = []
+    db = sqlite3.connect(path, timeout=0)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        for i in range(exchanges):
+            sid, at = f"live-{i // 10}", 1772528400 + i
+            try:
+                question = [{"type": "text", "data": {"text": f"question kiwi{i:04d} about the pond"}}]
+                add_crush_message(db, sid, f"u{i}", "user", question, at)
+                add_crush_message(
+                    db, sid, f"a{i}", "assistant", [{"type": "text", "data": {"text": "Let"}}], at
+                )
+                db.commit()
+                reply = [{"type": "text", "data": {"text": f"Let me answer mango{i:04d} now."}}]
+                db.execute("UPDATE messages SET parts = ? WHERE id = ?", (json.dumps(reply), f"a{i}"))
+                db.commit()
+            except sqlite3.Error as e:
+                errors.append(f"{type(e).__name__}: {e}")
+                db.rollback()
+            time.sleep(pause)
+    finally:
+        db.close()
+        Path(out).write_text(json.dumps(errors), encoding="utf-8")

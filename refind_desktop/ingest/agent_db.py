@@ -4,14 +4,19 @@
 checks that the agent's tables are there and runs `read(db)`; any SQLite error becomes a
 ParseError naming the file. `blob_json` decodes a JSON column that may be zstd-compressed
 (bounded by the parse limits), `columns` lists a table's columns so older layouts without a
-newer column are read too.
+newer column are read too. `Remembered` keeps what the last read of a database made of each
+session, so a watcher that reads a large database again after one new row decodes only the
+sessions whose key (row count, last row id or update time, size) changed.
 """
 
 from __future__ import annotations
 
 import io
 import json
+import os
 import sqlite3
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from contextlib import closing
 from pathlib import Path
@@ -22,6 +27,44 @@ from .base import ZSTD_MAGIC, ParseContext
 from .sqlite_ro import open_readonly
 
 T = TypeVar("T")
+
+CACHED_DATABASES = 4
+"""How many databases' decoded sessions are remembered between reads (the most recently read ones)."""
+_MEMORY: OrderedDict[tuple[str, int], dict[str, tuple[object, Any]]] = OrderedDict()
+_MEMORY_LOCK = threading.Lock()
+
+
+class Remembered:
+    """The sessions one database read made (key and value per session id), from the last read of the
+    same file: `get` a session's value when its key is unchanged, `put` a newly decoded one, `save` at
+    the end (sessions not seen in this read are forgotten)."""
+
+    def __init__(self, path: Path) -> None:
+        st = os.stat(path)
+        self.ident = (os.path.realpath(path), st.st_ino)
+        with _MEMORY_LOCK:
+            self.old = _MEMORY.get(self.ident, {})
+        self.new: dict[str, tuple[object, Any]] = {}
+
+    def get(self, sid: str, key: object) -> Any | None:
+        """The value remembered for `sid` under `key`, or None (new or changed since)."""
+        hit = self.old.get(sid)
+        if hit is None or hit[0] != key:
+            return None
+        self.new[sid] = hit
+        return hit[1]
+
+    def put(self, sid: str, key: object, value: Any) -> None:
+        """Remember `value` for `sid` under `key`."""
+        self.new[sid] = (key, value)
+
+    def save(self) -> None:
+        """Keep this read's sessions for the next read of the same file."""
+        with _MEMORY_LOCK:
+            _MEMORY[self.ident] = self.new
+            _MEMORY.move_to_end(self.ident)
+            while len(_MEMORY) > CACHED_DATABASES:
+                _MEMORY.popitem(last=False)
 
 
 def read_db(path: Path, what: str, tables: Iterable[str], read: Callable[[sqlite3.Connection], T]) -> T:

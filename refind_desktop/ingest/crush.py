@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..types import Session
-from .agent_db import blob_json, columns, read_db
+from .agent_db import Remembered, blob_json, columns, read_db
 from .agent_text import args_text, first_line, tool_text
 from .base import Message, ParseContext, finish_session, pair_turns, parse_timestamp
 
@@ -30,22 +30,50 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
 
 
 def _sessions(db: sqlite3.Connection, path: Path, ctx: ParseContext) -> list[Session]:
-    summary = "is_summary_message" in columns(db, "messages")
-    rows: dict[str, list[sqlite3.Row]] = {}
-    query = "SELECT id, session_id, role, parts, created_at" + (", is_summary_message" if summary else "")
-    for m in db.execute(query + " FROM messages ORDER BY created_at, rowid"):
-        if summary and m["is_summary_message"]:
-            continue  # the model's summary of the session so far, written on compaction
-        rows.setdefault(m["session_id"], []).append(m)
+    """Every session; messages are decoded again only for sessions whose (row count, last update,
+    total size of parts) changed since the last read of this file (a reply streams into its row)."""
+    memo = Remembered(path)
+    keys = {
+        str(r[0]): tuple(r[1:])
+        for r in db.execute(
+            "SELECT session_id, count(*), max(updated_at), total(length(parts)) FROM messages GROUP BY session_id"
+        )
+    }
+    known = {sid: memo.get(sid, key) for sid, key in keys.items()}
+    todo = {sid for sid, got in known.items() if got is None}
+    for sid, rows in _rows(db, todo).items():
+        known[sid] = _messages(rows, path, ctx)
+        memo.put(sid, keys[sid], known[sid])
     out = []
     for s in db.execute("SELECT id, title, created_at FROM sessions ORDER BY created_at, id").fetchall():
-        session = _session(s, rows.get(s["id"], []), path, ctx)
+        session = _session(s, known.get(str(s["id"])) or [])
         if session is not None:
             out.append(session)
+    memo.save()
     return out
 
 
-def _session(s: sqlite3.Row, rows: list[sqlite3.Row], path: Path, ctx: ParseContext) -> Session | None:
+def _rows(db: sqlite3.Connection, todo: set[str]) -> dict[str, list[sqlite3.Row]]:
+    """The message rows of the sessions in `todo` (one scan when many, else one query each)."""
+    summary = "is_summary_message" in columns(db, "messages")
+    query = "SELECT id, session_id, role, parts, created_at" + (", is_summary_message" if summary else "")
+    query += " FROM messages"
+    order = " ORDER BY created_at, rowid"
+    if len(todo) > 20:
+        cursors = [db.execute(query + order)]
+    else:
+        cursors = [db.execute(query + " WHERE session_id = ?" + order, (sid,)) for sid in sorted(todo)]
+    rows: dict[str, list[sqlite3.Row]] = {sid: [] for sid in todo}
+    for cursor in cursors:
+        for m in cursor:
+            sid = str(m["session_id"])
+            if sid in rows and not (summary and m["is_summary_message"]):  # a summary written on compaction
+                rows[sid].append(m)
+    return rows
+
+
+def _messages(rows: list[sqlite3.Row], path: Path, ctx: ParseContext) -> list[Message]:
+    """The user and assistant messages of a session's rows, tool results shown with their calls."""
     decoded = []
     for m in rows:
         parts = blob_json(m["parts"], f"{path}: message {m['id']}", ctx)
@@ -67,6 +95,10 @@ def _session(s: sqlite3.Row, rows: list[sqlite3.Row], path: Path, ctx: ParseCont
         if texts:
             side = "user" if role == "user" else "assistant"  # tool results belong to the reply
             messages.append(Message(side, "\n\n".join(texts), parse_timestamp(m["created_at"]), str(m["id"])))
+    return messages
+
+
+def _session(s: sqlite3.Row, messages: list[Message]) -> Session | None:
     title = s["title"] if isinstance(s["title"], str) else ""
     if not title.strip():
         title = next((first_line(m.text) for m in messages if m.role == "user"), "")

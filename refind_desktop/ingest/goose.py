@@ -21,7 +21,7 @@ from typing import Any
 
 from ..errors import ParseError
 from ..types import Session
-from .agent_db import blob_json, columns, read_db
+from .agent_db import Remembered, blob_json, columns, read_db
 from .agent_text import args_text, first_line, tool_text
 from .base import JsonlStats, Message, ParseContext, finish_session, iter_jsonl, pair_turns, parse_timestamp
 from .sqlite_ro import is_sqlite
@@ -38,29 +38,55 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
 
 
 def _db_sessions(db: sqlite3.Connection, path: Path, ctx: ParseContext) -> list[Session]:
-    meta = "metadata_json" in columns(db, "messages")
-    rows: dict[str, list[_Row]] = {}
-    query = "SELECT id, session_id, role, content_json, created_timestamp" + (
-        ", metadata_json" if meta else ""
-    )
-    for m in db.execute(query + " FROM messages ORDER BY session_id, created_timestamp, id"):
-        where = f"{path}: message {m['id']}"
-        if meta and not _visible(blob_json(m["metadata_json"], where, ctx)):
-            continue
-        content = blob_json(m["content_json"], where, ctx)
-        rows.setdefault(m["session_id"], []).append(
-            (m["role"], content, m["created_timestamp"], str(m["id"]))
-        )
+    """Every session; messages are decoded again only for sessions whose (row count, last row id)
+    changed since the last read of this file (goose appends rows and replaces a conversation whole)."""
+    memo = Remembered(path)
+    keys = {
+        str(r[0]): (r[1], r[2])
+        for r in db.execute("SELECT session_id, count(*), max(id) FROM messages GROUP BY session_id")
+    }
+    known = {sid: memo.get(sid, key) for sid, key in keys.items()}
+    todo = {sid for sid, got in known.items() if got is None}
+    for sid, rows in _rows(db, path, ctx, todo).items():
+        known[sid] = _messages(rows)
+        memo.put(sid, keys[sid], known[sid])
     scols = columns(db, "sessions")
     out = []
     for s in db.execute("SELECT * FROM sessions ORDER BY created_at, id").fetchall():
         if "session_type" in scols and s["session_type"] == "hidden":
             continue
         title = next((s[c] for c in ("name", "description") if c in scols and s[c]), "")
-        session = _session(str(s["id"]), title, s["created_at"], rows.get(s["id"], []))
+        session = _session(str(s["id"]), title, s["created_at"], known.get(str(s["id"])) or [])
         if session is not None:
             out.append(session)
+    memo.save()
     return out
+
+
+def _rows(db: sqlite3.Connection, path: Path, ctx: ParseContext, todo: set[str]) -> dict[str, list[_Row]]:
+    """The visible message rows of the sessions in `todo` (one scan when many, else one query each)."""
+    meta = "metadata_json" in columns(db, "messages")
+    query = "SELECT id, session_id, role, content_json, created_timestamp" + (
+        ", metadata_json" if meta else ""
+    )
+    query += " FROM messages"
+    order = " ORDER BY session_id, created_timestamp, id"
+    if len(todo) > 20:
+        cursors = [db.execute(query + order)]
+    else:
+        cursors = [db.execute(query + " WHERE session_id = ?" + order, (sid,)) for sid in sorted(todo)]
+    rows: dict[str, list[_Row]] = {sid: [] for sid in todo}
+    for cursor in cursors:
+        for m in cursor:
+            sid = str(m["session_id"])
+            if sid not in rows:
+                continue
+            where = f"{path}: message {m['id']}"
+            if meta and not _visible(blob_json(m["metadata_json"], where, ctx)):
+                continue
+            content = blob_json(m["content_json"], where, ctx)
+            rows[sid].append((m["role"], content, m["created_timestamp"], str(m["id"])))
+    return rows
 
 
 def _jsonl_session(path: Path, ctx: ParseContext) -> Iterator[Session]:
@@ -79,7 +105,7 @@ def _jsonl_session(path: Path, ctx: ParseContext) -> Iterator[Session]:
             )
     if not stats.valid and not stats.torn:
         raise ParseError(f"{path}: no JSON lines; is this really a Goose session file? skipped")
-    session = _session(path.stem, title, None, rows)
+    session = _session(path.stem, title, None, _messages(rows))
     if session is not None:
         yield session
 
@@ -88,7 +114,8 @@ def _visible(metadata: object) -> bool:
     return not (isinstance(metadata, dict) and metadata.get("userVisible") is False)
 
 
-def _session(sid: str, title: str, created: object, rows: list[_Row]) -> Session | None:
+def _messages(rows: list[_Row]) -> list[Message]:
+    """The user and assistant messages of a session's rows, tool responses shown with their requests."""
     items = [
         (role, [c for c in content if isinstance(c, dict)], ts, mid)
         for role, content, ts, mid in rows
@@ -108,6 +135,10 @@ def _session(sid: str, title: str, created: object, rows: list[_Row]) -> Session
         typed = any(c.get("type") == "text" for c in content)
         side = "user" if role == "user" and typed else "assistant"  # tool responses ride in user messages
         messages.append(Message(side, "\n\n".join(texts), parse_timestamp(ts), mid))
+    return messages
+
+
+def _session(sid: str, title: str, created: object, messages: list[Message]) -> Session | None:
     if not title.strip():
         title = next((first_line(m.text) for m in messages if m.role == "user"), "")
     return finish_session(

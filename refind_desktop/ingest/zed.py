@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..types import Session
-from .agent_db import blob_json, columns, read_db
+from .agent_db import Remembered, blob_json, columns, read_db
 from .agent_text import args_text, first_line, tool_text
 from .base import Message, ParseContext, fill_turn_times, finish_session, pair_turns, parse_timestamp
 
@@ -32,42 +32,56 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
 
 
 def _threads(db: sqlite3.Connection, path: Path, ctx: ParseContext) -> list[Session]:
+    """Every thread; a thread's data is unpacked again only when its (update time, data size) changed
+    since the last read of this file (Zed rewrites a thread's row whole when it saves it)."""
+    memo = Remembered(path)
     created = "created_at" if "created_at" in columns(db, "threads") else "updated_at"
-    query = f"SELECT id, summary, updated_at, {created} AS created_at, data_type, data FROM threads"
+    query = f"SELECT id, summary, updated_at, {created} AS created_at, data_type, length(data) AS size FROM threads"
     out = []
-    for row in db.execute(query + " ORDER BY created_at, id"):
-        if row["data_type"] not in ("zstd", "json", None):
-            ctx.warn(f"{path}: thread {row['id']} has an unknown data type; skipped")
-            continue
-        thread = blob_json(row["data"], f"{path}: thread {row['id']}", ctx)
-        if not isinstance(thread, dict) or not isinstance(thread.get("messages"), list):
-            continue
-        session = _session(row, thread)
+    for row in db.execute(query + " ORDER BY created_at, id").fetchall():
+        tid, key = str(row["id"]), (row["updated_at"], row["size"])
+        kept = memo.get(tid, key)
+        if kept is None:
+            kept = _decode(db, row, path, ctx)
+            memo.put(tid, key, kept)
+        title, messages = kept
+        session = _session(row, title, messages)
         if session is not None:
             out.append(session)
+    memo.save()
     return out
 
 
-def _session(row: sqlite3.Row, thread: dict[str, Any]) -> Session | None:
+def _decode(
+    db: sqlite3.Connection, row: sqlite3.Row, path: Path, ctx: ParseContext
+) -> tuple[str, list[Message]]:
+    """(title inside the data, messages) of one thread row; no messages when it cannot be read."""
+    if row["data_type"] not in ("zstd", "json", None):
+        ctx.warn(f"{path}: thread {row['id']} has an unknown data type; skipped")
+        return "", []
+    data = db.execute("SELECT data FROM threads WHERE id = ?", (row["id"],)).fetchone()
+    thread = blob_json(data[0] if data else None, f"{path}: thread {row['id']}", ctx)
+    if not isinstance(thread, dict) or not isinstance(thread.get("messages"), list):
+        return "", []
     messages: list[Message] = []
     for i, m in enumerate(thread["messages"]):
         role, text = _message(m)
         if role and text:
             messages.append(Message(role, text, None, f"{row['id']}:{i}"))
+    title = next(
+        (t for t in (thread.get("title"), thread.get("summary")) if isinstance(t, str) and t.strip()), ""
+    )
+    return title, messages
+
+
+def _session(row: sqlite3.Row, inner_title: str, messages: list[Message]) -> Session | None:
     start = parse_timestamp(row["created_at"]) or parse_timestamp(row["updated_at"])
     turns = pair_turns(messages)
     if turns:
         turns[-1].timestamp = parse_timestamp(row["updated_at"]) if len(turns) > 1 else start
         turns[0].timestamp = start
         fill_turn_times(turns, start)
-    title = next(
-        (
-            t
-            for t in (row["summary"], thread.get("title"), thread.get("summary"))
-            if isinstance(t, str) and t.strip()
-        ),
-        "",
-    )
+    title = row["summary"] if isinstance(row["summary"], str) and row["summary"].strip() else inner_title
     if not title:
         title = next((first_line(m.text) for m in messages if m.role == "user"), "")
     return finish_session(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
@@ -150,3 +151,25 @@ def test_live_database_in_wal_mode_through_the_pipeline(tmp_path: Path) -> None:
     finally:
         svc.close()
         writer.close()
+
+
+def test_a_second_read_decodes_only_the_sessions_that_changed(tmp_path: Path, monkeypatch) -> None:
+    path = tmp_path / ".crush" / "crush.db"
+    db = build(path)
+    first, _ = parse(path)
+    decoded: list[str] = []
+    real = crush.blob_json
+    monkeypatch.setattr(
+        crush, "blob_json", lambda raw, where, ctx: decoded.append(where) or real(raw, where, ctx)
+    )
+    assert [s.turns for s in parse(path)[0]] == [s.turns for s in first]
+    assert decoded == []  # nothing changed: nothing decoded again
+    longer = [text("Koi, goldfish and a few orfe.")]  # a reply streamed into its row, in the same second
+    db.execute("UPDATE messages SET parts = ? WHERE id = 'n2'", (json.dumps(longer),))
+    db.commit()
+    (pump, fish), _ = parse(path)
+    assert any(w.endswith("message n2") for w in decoded)
+    assert not any(": message m" in w for w in decoded)  # the other session is not decoded again
+    assert fish.turns[0].text.endswith("Koi, goldfish and a few orfe.")
+    assert [t.text for t in pump.turns] == [t.text for t in first[0].turns]
+    db.close()

@@ -57,15 +57,23 @@ def build_crush(folder: Path, sessions: int, exchanges: int, text: Callable[[], 
     db = _db(path, CRUSH)
     for s in range(sessions):
         at = T0 + s * 3600
-        db.execute("INSERT INTO sessions VALUES (?, NULL, ?, 0, 0, 0, 0, ?, ?)", (f"s{s}", f"Session {s}", at, at))
+        db.execute(
+            "INSERT INTO sessions VALUES (?, NULL, ?, 0, 0, 0, 0, ?, ?)", (f"s{s}", f"Session {s}", at, at)
+        )
         for e in range(exchanges):
             t = at + e * 60
-            user = [{"type": "text", "data": {"text": text()}}, {"type": "finish", "data": {"reason": "stop", "time": t}}]
+            user = [
+                {"type": "text", "data": {"text": text()}},
+                {"type": "finish", "data": {"reason": "stop", "time": t}},
+            ]
             reply = [
                 {"type": "text", "data": {"text": text()}},
                 {"type": "finish", "data": {"reason": "end_turn", "time": t + 5}},
             ]
-            for mid, role, parts, when in ((f"s{s}u{e}", "user", user, t), (f"s{s}a{e}", "assistant", reply, t + 5)):
+            for mid, role, parts, when in (
+                (f"s{s}u{e}", "user", user, t),
+                (f"s{s}a{e}", "assistant", reply, t + 5),
+            ):
                 db.execute(
                     "INSERT INTO messages (id, session_id, role, parts, model, created_at, updated_at)"
                     " VALUES (?,?,?,?,?,?,?)",
@@ -83,7 +91,10 @@ def build_goose(folder: Path, sessions: int, exchanges: int, text: Callable[[], 
     meta = json.dumps({"userVisible": True, "agentVisible": True})
     for s in range(sessions):
         sid = f"20260303_{s + 1}"
-        db.execute("INSERT INTO sessions (id, name, working_dir) VALUES (?, ?, '/home/u/proj')", (sid, f"Session {s}"))
+        db.execute(
+            "INSERT INTO sessions (id, name, working_dir) VALUES (?, ?, '/home/u/proj')",
+            (sid, f"Session {s}"),
+        )
         for e in range(exchanges):
             t = T0 + s * 3600 + e * 60
             for role, when in (("user", t), ("assistant", t + 5)):
@@ -109,7 +120,9 @@ def build_zed(folder: Path, sessions: int, exchanges: int, text: Callable[[], st
             messages.append({"User": {"id": f"u{s}-{e}", "content": [{"Text": text()}]}})
             messages.append({"Agent": {"content": [{"Text": text()}], "tool_results": {}}})
         at = f"2026-03-03T{9 + s // 60 % 12:02d}:{s % 60:02d}:00+00:00"
-        data = json.dumps({"title": f"Thread {s}", "messages": messages, "updated_at": at, "version": "0.3.0"})
+        data = json.dumps(
+            {"title": f"Thread {s}", "messages": messages, "updated_at": at, "version": "0.3.0"}
+        )
         db.execute(
             "INSERT INTO threads (id, summary, updated_at, data_type, data, created_at) VALUES (?,?,?,?,?,?)",
             (f"thread-{s}", f"Thread {s}", at, "zstd", packer.compress(data.encode()), at),
@@ -131,7 +144,15 @@ def build_warp(folder: Path, sessions: int, exchanges: int, text: Callable[[], s
             db.execute(
                 "INSERT INTO ai_queries (exchange_id, conversation_id, start_ts, input, working_directory,"
                 " output_status, model_id) VALUES (?,?,?,?,?,?,?)",
-                (f"{cid}-{e}", cid, ts, json.dumps(query), "/home/u/proj", '"Completed"', "claude-4-5-sonnet"),
+                (
+                    f"{cid}-{e}",
+                    cid,
+                    ts,
+                    json.dumps(query),
+                    "/home/u/proj",
+                    '"Completed"',
+                    "claude-4-5-sonnet",
+                ),
             )
             meta = json.dumps({"action_id": f"toolu_{s}_{e}", "conversation_id": cid})
             db.execute(

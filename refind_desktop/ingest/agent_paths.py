@@ -159,6 +159,12 @@ def _task_extensions() -> set[str]:
 
 
 # -- group C: Crush, Goose, Zed and Warp (SQLite databases; Goose's older JSONL sessions) ----------
+_SNIFF += (  # a Goose session file copied out of its folder: the metadata line goose writes first
+    (
+        "goose",
+        re.compile(r'^\{(?=[^\n]*"working_dir"\s*:)(?=[^\n]*"description"\s*:)(?=[^\n]*"message_count"\s*:)'),
+    ),
+)
 _GOOSE_SESSIONS = re.compile(r"(?:^|/)(?:goose|Block\.goose|goose/data)/sessions$")
 _ZED_ROOTS = ("zed", "Zed")
 

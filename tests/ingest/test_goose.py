@@ -140,6 +140,10 @@ def test_legacy_jsonl_session_with_a_torn_last_line(tmp_path: Path) -> None:
     assert s.turns[0].timestamp == datetime(2025, 1, 10, 9, 30, tzinfo=UTC)
     assert any("incomplete" in w for w in ctx.warnings)
     assert detect_file(path) == "goose"
+    copy = tmp_path / "elsewhere" / "honey.jsonl"
+    copy.parent.mkdir()
+    copy.write_bytes(path.read_bytes())
+    assert detect_file(copy) == "goose"  # by its metadata line
     bad = legacy(tmp_path / SESSIONS / "broken.jsonl", [])
     bad.write_text("not json at all\n")
     with pytest.raises(ParseError, match="Goose session"):

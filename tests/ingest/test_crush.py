@@ -173,3 +173,23 @@ def test_a_second_read_decodes_only_the_sessions_that_changed(tmp_path: Path, mo
     assert fish.turns[0].text.endswith("Koi, goldfish and a few orfe.")
     assert [t.text for t in pump.turns] == [t.text for t in first[0].turns]
     db.close()
+
+
+def test_first_release_layout_without_later_columns(tmp_path: Path) -> None:
+    path = tmp_path / "crush.db"
+    db = crush_db(path)
+    db.executescript(
+        "ALTER TABLE messages DROP COLUMN is_summary_message; ALTER TABLE messages DROP COLUMN provider;"
+    )
+    add = "INSERT INTO messages (id, session_id, role, parts, model, created_at, updated_at) VALUES (?,?,?,?,?,?,?)"
+    db.execute(
+        "INSERT INTO sessions (id, title, updated_at, created_at) VALUES ('s', 'Old', 1745500000, 1745500000)"
+    )
+    db.execute(add, ("a", "s", "user", json.dumps([text("water the ferns?")]), None, 1745500000, 1745500000))
+    db.execute(
+        add, ("b", "s", "assistant", json.dumps([text("Twice a week.")]), "gpt-4.1", 1745500001, 1745500001)
+    )
+    db.commit()
+    db.close()
+    [s], _ = parse(path)
+    assert [t.text for t in s.turns] == ["User: water the ferns?\n\nAssistant: Twice a week."]

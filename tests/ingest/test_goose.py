@@ -159,3 +159,27 @@ def test_jsonl_beside_the_database_is_not_read_twice(tmp_path: Path) -> None:
     sources, skipped = discover([tmp_path / ".local" / "share" / "goose"])
     assert [(s.path.name, s.format) for s in sources] == [("sessions.db", "goose")]
     assert skipped == []
+
+
+def test_early_database_without_message_metadata(tmp_path: Path) -> None:
+    path = tmp_path / SESSIONS / "sessions.db"
+    db = goose_db(path)
+    db.executescript(
+        "ALTER TABLE messages DROP COLUMN metadata_json; ALTER TABLE sessions DROP COLUMN session_type;"
+    )
+    db.execute(
+        "INSERT INTO sessions (id, description, working_dir) VALUES ('20251020_1', 'Seed catalogue', '/home/u')"
+    )
+    for role, t, at in (
+        ("user", "list the tomato seeds", 1760950000),
+        ("assistant", "Roma and Sungold.", 1760950005),
+    ):
+        db.execute(
+            "INSERT INTO messages (session_id, role, content_json, created_timestamp) VALUES (?,?,?,?)",
+            ("20251020_1", role, json.dumps([txt(t)]), at),
+        )
+    db.commit()
+    db.close()
+    [s], _ = parse(path)
+    assert s.title == "Seed catalogue"
+    assert [t.text for t in s.turns] == ["User: list the tomato seeds\n\nAssistant: Roma and Sungold."]

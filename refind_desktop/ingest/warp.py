@@ -2,11 +2,13 @@
 
 Table `ai_queries` holds one row per exchange: `conversation_id`, `exchange_id`, `start_ts`
 (UTC), `input` (JSON list: `{"Query": {"text", "context", ...}}` for a prompt the user typed,
-other entries for results sent back to the model), `output_status` and the model. Warp keeps
+`{"ActionResult": {"result": {"RequestCommandOutput" | "GetFiles" | ...}}}` for the results of the
+agent's actions sent back to the model), `output_status` and the model. Warp keeps
 the assistant's reply text on its server, not in this table; when a reply is present locally
 (an `output` column, or an `output_status` object with text) it is read too. Commands the agent
 ran are rows of table `blocks` whose `ai_metadata` names the conversation: they are kept marked
-as tool calls with their output (ANSI codes removed, shortened). `agent_conversations` only
+as tool calls with their output (ANSI codes removed, shortened), once: a command whose result an
+exchange's input carries is taken from there. `agent_conversations` only
 holds usage figures. The prompt's attached context (directory, git, rules, time) is dropped.
 """
 
@@ -38,6 +40,7 @@ def _conversations(db: sqlite3.Connection, path: Path, ctx: ParseContext) -> lis
     extra = ", ".join(c for c in ("output", "output_status") if c in cols)
     query = "SELECT id, conversation_id, exchange_id, start_ts, input" + (", " + extra if extra else "")
     events: dict[str, list[tuple[str, Message]]] = {}
+    ran: dict[str, set[str]] = {}  # commands whose output came back in an exchange's input
     for row in db.execute(query + " FROM ai_queries ORDER BY start_ts, id"):
         where = f"{path}: exchange {row['exchange_id'] or row['id']}"
         ts, mid, key = (
@@ -45,8 +48,13 @@ def _conversations(db: sqlite3.Connection, path: Path, ctx: ParseContext) -> lis
             str(row["exchange_id"] or row["id"]),
             str(row["start_ts"]),
         )
-        conv = events.setdefault(str(row["conversation_id"]), [])
-        prompt = _prompt(blob_json(row["input"], where, ctx))
+        cid = str(row["conversation_id"])
+        conv = events.setdefault(cid, [])
+        value = blob_json(row["input"], where, ctx)
+        for i, (text, command) in enumerate(_actions(value)):
+            conv.append((key, Message("assistant", text, ts, f"{mid}:action{i}")))
+            ran.setdefault(cid, set()).add(command)
+        prompt = _prompt(value)
         if prompt:
             conv.append((key, Message("user", prompt, ts, mid)))
         reply = "\n\n".join(
@@ -55,7 +63,7 @@ def _conversations(db: sqlite3.Connection, path: Path, ctx: ParseContext) -> lis
         if reply:
             conv.append((key, Message("assistant", reply, ts, mid + ":reply")))
     if "blocks" in {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}:
-        _add_blocks(db, events, path, ctx)
+        _add_blocks(db, events, ran, path, ctx)
     out = []
     for cid, items in events.items():
         items.sort(key=lambda e: e[0])
@@ -91,6 +99,35 @@ def _prompt(value: Any) -> str:
     return "\n\n".join(texts)
 
 
+def _actions(value: Any) -> list[tuple[str, str]]:
+    """(marked tool text, command or "") per `ActionResult` entry: the results of the agent's actions
+    (a command and its output, files read or edited) sent back to the model with the next exchange."""
+    out = []
+    for e in value if isinstance(value, list) else []:
+        action = e.get("ActionResult") if isinstance(e, dict) else None
+        result = action.get("result") if isinstance(action, dict) else None
+        if not isinstance(result, dict):
+            continue
+        for kind, body in result.items():
+            inner = body.get("result") if isinstance(body, dict) else None
+            ok = inner.get("Success") if isinstance(inner, dict) else None
+            if kind == "RequestCommandOutput" and isinstance(ok, dict):
+                command = str(ok.get("command") or "")
+                out.append((tool_text("run_command", command, str(ok.get("output") or "")), command))
+            elif kind == "GetFiles" and isinstance(ok, dict) and isinstance(ok.get("files"), list):
+                names = [
+                    str(f.get("file_name")) for f in ok["files"] if isinstance(f, dict) and f.get("file_name")
+                ]
+                out.append((tool_text("read_files", ", ".join(names)), ""))
+            else:
+                out.append((tool_text(_snake(kind)), ""))
+    return out
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
 def _reply(raw: object) -> str:
     """Reply text kept locally: an output column's text, or text inside an `output_status` object."""
     if not isinstance(raw, str | bytes) or not raw:
@@ -120,9 +157,14 @@ def _texts(value: Any, depth: int) -> list[str]:
 
 
 def _add_blocks(
-    db: sqlite3.Connection, events: dict[str, list[tuple[str, Message]]], path: Path, ctx: ParseContext
+    db: sqlite3.Connection,
+    events: dict[str, list[tuple[str, Message]]],
+    ran: dict[str, set[str]],
+    path: Path,
+    ctx: ParseContext,
 ) -> None:
-    """Commands the agent ran (blocks whose `ai_metadata` names a conversation), as marked tool calls."""
+    """Commands the agent ran (blocks whose `ai_metadata` names a conversation), as marked tool calls;
+    a command whose output an exchange already carries is not repeated."""
     have = columns(db, "blocks")
     if not {"ai_metadata", "stylized_command", "start_ts"} <= have:
         return
@@ -136,7 +178,7 @@ def _add_blocks(
         if not isinstance(cid, str) or cid not in events:
             continue
         command = _plain(b["stylized_command"])
-        if not command:
+        if not command or command in ran.get(cid, ()):
             continue
         output = _plain(b["stylized_output"]) if out_col else ""
         text = tool_text("run_command", command, output)

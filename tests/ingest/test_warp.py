@@ -25,7 +25,39 @@ def parse(path: Path) -> tuple[list, ParseContext]:
 def build(path: Path, wal: bool = False):
     db = warp_db(path, wal=wal)
     add_warp_query(db, CONV, "x1", "2026-01-12 18:12:11.120", "why does the greenhouse fan never turn on?")
-    add_warp_query(db, CONV, "x2", "2026-01-12 18:12:40.000", None)  # a follow-up exchange: empty input
+    add_warp_query(
+        db, CONV, "x2", "2026-01-12 18:12:40.000", None
+    )  # a follow-up exchange: the actions' results
+    results = [
+        {
+            "ActionResult": {
+                "id": "toolu_01",
+                "result": {
+                    "RequestCommandOutput": {
+                        "result": {
+                            "Success": {
+                                "command": "cat fan.conf",
+                                "output": "threshold_c = 45\n",
+                                "exit_code": 0,
+                            }
+                        }
+                    }
+                },
+            }
+        },
+        {
+            "ActionResult": {
+                "id": "toolu_02",
+                "result": {
+                    "GetFiles": {
+                        "result": {"Success": {"files": [{"file_name": "fan.py", "content": "import gpio"}]}}
+                    }
+                },
+            }
+        },
+        {"ActionResult": {"id": "toolu_03", "result": {"SearchCodebase": {"result": {"Success": {}}}}}},
+    ]
+    db.execute("UPDATE ai_queries SET input = ? WHERE exchange_id = 'x2'", (json.dumps(results),))
     db.execute(
         "INSERT INTO blocks (stylized_command, stylized_output, pwd, exit_code, start_ts, ai_metadata) VALUES (?,?,?,?,?,?)",
         (
@@ -64,8 +96,9 @@ def test_prompts_commands_and_local_replies(tmp_path: Path) -> None:
     first, second = fan.turns
     assert first.text == (
         "User: why does the greenhouse fan never turn on?\n\n"
-        "Assistant: [tool: run_command] cat fan.conf\n[tool output]\nthreshold_c = 45\n[end tool output]"
-    )
+        "Assistant: [tool: run_command] cat fan.conf\n[tool output]\nthreshold_c = 45\n[end tool output]\n\n"
+        "[tool: read_files] fan.py\n\n[tool: search_codebase]"
+    )  # the command once: from the exchange that carried its result, not again from its terminal block
     assert first.timestamp == datetime(2026, 1, 12, 18, 12, 11, 120000, tzinfo=UTC)
     assert second.text == "User: set it to 28 degrees\n\nAssistant: Changed threshold_c to 28."
     assert "/home/u/proj" not in first.text and "Completed" not in first.text  # prompt context, status words

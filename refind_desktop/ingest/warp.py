@@ -1,7 +1,7 @@
 """Warp terminal reader: Agent Mode conversations in its SQLite `warp.sqlite`, read-only.
 
 Table `ai_queries` holds one row per exchange: `conversation_id`, `exchange_id`, `start_ts`
-(UTC), `input` (JSON list: `{"Query": {"text", "context", ...}}` for a prompt the user typed,
+(read as UTC; a prompt's own `CurrentTime` context item, which carries its UTC offset, is preferred), `input` (JSON list: `{"Query": {"text", "context", ...}}` for a prompt the user typed,
 `{"ActionResult": {"result": {"RequestCommandOutput" | "GetFiles" | ...}}}` for the results of the
 agent's actions sent back to the model), `output_status` and the model. Warp keeps
 the assistant's reply text on its server, not in this table; when a reply is present locally
@@ -18,6 +18,7 @@ import json
 import re
 import sqlite3
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -54,9 +55,9 @@ def _conversations(db: sqlite3.Connection, path: Path, ctx: ParseContext) -> lis
         for i, (text, command) in enumerate(_actions(value)):
             conv.append((key, Message("assistant", text, ts, f"{mid}:action{i}")))
             ran.setdefault(cid, set()).add(command)
-        prompt = _prompt(value)
+        prompt, typed_at = _prompt(value)
         if prompt:
-            conv.append((key, Message("user", prompt, ts, mid)))
+            conv.append((key, Message("user", prompt, typed_at or ts, mid)))
         reply = "\n\n".join(
             t for t in (_reply(row[c]) for c in ("output", "output_status") if c in cols) if t
         )
@@ -84,10 +85,11 @@ def _conversations(db: sqlite3.Connection, path: Path, ctx: ParseContext) -> lis
     return out
 
 
-def _prompt(value: Any) -> str:
-    """The text the user typed: `Query.text` entries of the input list (context items dropped)."""
+def _prompt(value: Any) -> tuple[str, datetime | None]:
+    """The text the user typed (`Query.text` entries of the input list, context items dropped) and
+    the time the prompt's `CurrentTime` context item gives (with its UTC offset), if any."""
     entries = value if isinstance(value, list) else [value]
-    texts = []
+    texts, at = [], None
     for e in entries:
         if not isinstance(e, dict):
             continue
@@ -96,7 +98,11 @@ def _prompt(value: Any) -> str:
             text = q.get("text") or q.get("query") if isinstance(q, dict) else q
             if isinstance(text, str) and text.strip():
                 texts.append(text.strip())
-    return "\n\n".join(texts)
+            for item in q.get("context") or [] if isinstance(q, dict) else []:
+                now = item.get("CurrentTime") if isinstance(item, dict) else None
+                if isinstance(now, dict) and at is None:
+                    at = parse_timestamp(now.get("current_time"))
+    return "\n\n".join(texts), at
 
 
 def _actions(value: Any) -> list[tuple[str, str]]:

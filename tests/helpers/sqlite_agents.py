@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import zstandard
@@ -184,7 +185,7 @@ def add_warp_query(db: sqlite3.Connection, cid: str, eid: str, at: str, text: st
                     "context": [
                         {"Directory": {"pwd": "/home/u/proj", "home_dir": "/home/u"}},
                         {"Git": {"head": "main"}},
-                        {"CurrentTime": {"current_time": at}},
+                        {"CurrentTime": {"current_time": _pacific(at)}},
                     ],
                     "referenced_attachments": {},
                 }
@@ -224,3 +225,9 @@ def crush_writer(path: str, exchanges: int, pause: float, out: str) -> None:
     finally:
         db.close()
         Path(out).write_text(json.dumps(errors), encoding="utf-8")
+
+
+def _pacific(utc: str) -> str:
+    """A naive UTC time as the prompt's clock shows it in California (whole seconds, with its offset)."""
+    t = datetime.fromisoformat(utc).replace(tzinfo=timezone.utc, microsecond=0)
+    return t.astimezone(timezone(timedelta(hours=-8))).isoformat()

@@ -99,7 +99,9 @@ def test_prompts_commands_and_local_replies(tmp_path: Path) -> None:
         "Assistant: [tool: run_command] cat fan.conf\n[tool output]\nthreshold_c = 45\n[end tool output]\n\n"
         "[tool: read_files] fan.py\n\n[tool: search_codebase]"
     )  # the command once: from the exchange that carried its result, not again from its terminal block
-    assert first.timestamp == datetime(2026, 1, 12, 18, 12, 11, 120000, tzinfo=UTC)
+    assert first.timestamp == datetime(
+        2026, 1, 12, 18, 12, 11, tzinfo=UTC
+    )  # the prompt's CurrentTime (-08:00)
     assert second.text == "User: set it to 28 degrees\n\nAssistant: Changed threshold_c to 28."
     assert "/home/u/proj" not in first.text and "Completed" not in first.text  # prompt context, status words
     assert [t.text for t in ip.turns] == ["User: what does `ip -br a` print"]

@@ -178,9 +178,9 @@ def _sqlite_agent(path: Path) -> tuple[str | None, str | None] | None:
         return "warp", None
     if name == "threads.db" and path.parent.name == "threads" and path.parent.parent.name in _ZED_ROOTS:
         return "zed", None
+    if name == "sessions.db" and path.parent.name == "sessions":  # also under GOOSE_PATH_ROOT/data
+        return "goose", None  # (the reader names the tables it misses in another program's database)
     if _GOOSE_SESSIONS.search(path.parent.as_posix()):
-        if name == "sessions.db":
-            return "goose", None
         if name.endswith(".jsonl"):
             if (path.parent / "sessions.db").is_file():
                 return (

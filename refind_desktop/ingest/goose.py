@@ -1,4 +1,4 @@
-"""Goose (block) reader: `sessions/sessions.db` (SQLite, goose 1.10+) and the older `sessions/*.jsonl`.
+"""Goose (block) reader: `sessions/sessions.db` (SQLite, current releases) and the older `sessions/*.jsonl`.
 
 The database has table `sessions` (id like `20250301_1`, name or description, session_type,
 working_dir, created_at) and table `messages` (session_id, role user / assistant,

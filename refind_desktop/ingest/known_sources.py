@@ -265,7 +265,9 @@ def _sqlite_agents(home: Path, env: Mapping[str, str], system: str) -> list[Know
 
     for d in data:
         db("Crush", d / "crush" / "crush.db")
-    goose = [d / "goose" / "sessions" for d in data] + [roaming / "Block" / "goose" / "data" / "sessions"]
+    goose = [Path(env["GOOSE_PATH_ROOT"]) / "data" / "sessions"] if env.get("GOOSE_PATH_ROOT") else []
+    goose += [d / "goose" / "sessions" for d in data] + [roaming / "Block" / "goose" / "data" / "sessions"]
+    goose.append(home / "Library" / "Application Support" / "Block" / "goose" / "sessions")
     for folder in goose:
         if not db("Goose", folder / "sessions.db"):  # goose 1.10+ imported the JSONL files into it
             files, size = _count(folder, lambda d, n, top=str(folder): n.endswith(".jsonl") and d == top)

@@ -102,6 +102,9 @@ def test_database_sessions_tools_and_hidden_messages(tmp_path: Path) -> None:
     assert old.turns[0].text.endswith("[tool: shell] command=ls\n[tool output]\nhives.csv\n[end tool output]")
     assert ctx.warnings == []
     assert detect_file(path) == "goose"
+    rooted = tmp_path / "goose-root" / "data" / "sessions" / "sessions.db"  # GOOSE_PATH_ROOT
+    build_db(rooted).close()
+    assert detect_file(rooted) == "goose"
 
 
 def legacy(path: Path, lines: list[dict], torn: str = "") -> Path:

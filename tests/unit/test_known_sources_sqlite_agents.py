@@ -95,11 +95,17 @@ def test_environment_overrides(tmp_path: Path) -> None:
     home = tmp_path / "home"
     touch(tmp_path / "data/zed/threads/threads.db")
     touch(tmp_path / "state/warp-terminal-preview/warp.sqlite")
-    env = {"XDG_DATA_HOME": str(tmp_path / "data"), "XDG_STATE_HOME": str(tmp_path / "state")}
+    touch(tmp_path / "goose-root/data/sessions/sessions.db")
+    env = {
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "GOOSE_PATH_ROOT": str(tmp_path / "goose-root"),
+    }
     found = find_known_sources(home, env=env, system="linux")
-    assert [(k.tool, k.path.parent.name) for k in found] == [
-        ("Zed", "threads"),
-        ("Warp", "warp-terminal-preview"),
+    assert [(k.tool, k.path.relative_to(tmp_path).as_posix()) for k in found] == [
+        ("Goose", "goose-root/data/sessions/sessions.db"),
+        ("Zed", "data/zed/threads/threads.db"),
+        ("Warp", "state/warp-terminal-preview/warp.sqlite"),
     ]
 
 

@@ -192,11 +192,12 @@ def _sqlite_agent(path: Path) -> tuple[str | None, str | None] | None:
 
 
 def _sqlite_agent_ignored(path: Path) -> bool:
-    """Logs and settings beside these agents' databases (inside `.crush/`, Goose's sessions folder,
-    the folder holding warp.sqlite)."""
+    """Logs and settings beside these agents' databases (inside `.crush/` and Crush's data folder,
+    Goose's sessions folder, the folder holding warp.sqlite)."""
     parent = path.parent
     return (
         ".crush" in path.parts[:-1]
+        or (parent.name == "crush" and (parent / "crush.db").is_file())  # Crush's data folder: settings
         or bool(_GOOSE_SESSIONS.search(parent.as_posix()))
         or (parent / "warp.sqlite").is_file()
     )

@@ -38,12 +38,14 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
 
 
 def _db_sessions(db: sqlite3.Connection, path: Path, ctx: ParseContext) -> list[Session]:
-    """Every session; messages are decoded again only for sessions whose (row count, last row id)
-    changed since the last read of this file (goose appends rows and replaces a conversation whole)."""
+    """Every session; messages are decoded again only for sessions whose (row count, last row id, size
+    of the metadata) changed since the last read of this file (goose appends rows, replaces a
+    conversation whole, and may hide a message from the user by its metadata)."""
     memo = Remembered(path)
+    meta = "total(length(metadata_json))" if "metadata_json" in columns(db, "messages") else "0"
     keys = {
-        str(r[0]): (r[1], r[2])
-        for r in db.execute("SELECT session_id, count(*), max(id) FROM messages GROUP BY session_id")
+        str(r[0]): tuple(r[1:])
+        for r in db.execute(f"SELECT session_id, count(*), max(id), {meta} FROM messages GROUP BY session_id")
     }
     known = {sid: memo.get(sid, key) for sid, key in keys.items()}
     todo = {sid for sid, got in known.items() if got is None}

@@ -263,8 +263,14 @@ def _sqlite_agents(home: Path, env: Mapping[str, str], system: str) -> list[Know
             return True
         return False
 
-    for d in data:
-        db("Crush", d / "crush" / "crush.db")
+    for d in data:  # the global database, and any per-project ones Crush keeps in its data folder
+        files, size = _count(d / "crush", lambda folder, n: n == "crush.db")
+        if files > 1:
+            out.append(
+                KnownSource("Crush", d / "crush", "sessions (crush.db files, SQLite, read-only)", files, size)
+            )
+        elif files:
+            db("Crush", next((d / "crush").rglob("crush.db")))
     goose = [Path(env["GOOSE_PATH_ROOT"]) / "data" / "sessions"] if env.get("GOOSE_PATH_ROOT") else []
     goose += [d / "goose" / "sessions" for d in data] + [roaming / "Block" / "goose" / "data" / "sessions"]
     goose.append(home / "Library" / "Application Support" / "Block" / "goose" / "sessions")

@@ -121,6 +121,11 @@ def test_detected_by_name_and_walk_skips_its_folder_files(tmp_path: Path) -> Non
     sources, skipped = discover([project])
     assert [(s.path.name, s.format) for s in sources] == [("crush.db", "crush")]
     assert skipped == []
+    data = tmp_path / ".local" / "share" / "crush"  # the global data folder, with its settings
+    build(data / "crush.db").close()
+    (data / "crush.json").write_text('{"providers": {}}')
+    sources, skipped = discover([data])
+    assert [(s.path.name, s.format) for s in sources] == [("crush.db", "crush")] and skipped == []
 
 
 def test_not_a_crush_database_is_a_clear_skip(tmp_path: Path) -> None:

@@ -186,3 +186,16 @@ def test_early_database_without_message_metadata(tmp_path: Path) -> None:
     [s], _ = parse(path)
     assert s.title == "Seed catalogue"
     assert [t.text for t in s.turns] == ["User: list the tomato seeds\n\nAssistant: Roma and Sungold."]
+
+
+def test_a_message_hidden_later_leaves_the_next_read(tmp_path: Path) -> None:
+    path = tmp_path / SESSIONS / "sessions.db"
+    db = build_db(path)
+    [frames, _], _ = parse(path)
+    assert "Replace frame 7" in frames.turns[0].text
+    hidden = json.dumps({"userVisible": False, "agentVisible": True})
+    db.execute("UPDATE messages SET metadata_json = ? WHERE content_json LIKE '%Replace frame 7%'", (hidden,))
+    db.commit()
+    [frames, _], _ = parse(path)
+    assert "Replace frame 7" not in frames.turns[0].text  # the remembered session was not reused
+    db.close()

@@ -50,6 +50,15 @@ def test_linux_home_finds_every_sqlite_agent(tmp_path: Path) -> None:
     assert {k.kind for k in found} == {"agent"}
 
 
+def test_crush_data_folder_with_several_databases_is_one_source(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    touch(home / ".local/share/crush/crush.db")
+    touch(home / ".local/share/crush/projects/3f1c/crush.db")
+    touch(home / ".local/share/crush/crush.json", "{}")
+    [crush] = find_known_sources(home, env={}, system="linux")
+    assert (crush.tool, crush.path.name, crush.files) == ("Crush", "crush", 2)
+
+
 def test_goose_without_its_database_lists_the_session_files(tmp_path: Path) -> None:
     home = tmp_path / "home"
     touch(home / ".local/share/goose/sessions/20250110_093000.jsonl", "{}\n")

@@ -68,10 +68,12 @@ class Remembered:
 
 
 def read_db(path: Path, what: str, tables: Iterable[str], read: Callable[[sqlite3.Connection], T]) -> T:
-    """`read(db)` on a read-only connection to `path`, once the `tables` of `what` are known to exist."""
+    """`read(db)` on a read-only connection to `path`, in one read transaction (a consistent snapshot,
+    which never blocks the agent's writes), once the `tables` of `what` are known to exist."""
     try:
         with closing(open_readonly(path)) as db:
             db.row_factory = sqlite3.Row
+            db.execute("BEGIN")  # one read snapshot for every query: rows committed meanwhile wait
             have = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             missing = [t for t in tables if t not in have]
             if missing:

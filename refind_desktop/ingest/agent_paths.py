@@ -169,6 +169,20 @@ _GOOSE_SESSIONS = re.compile(r"(?:^|/)(?:goose|Block\.goose|goose/data)/sessions
 _ZED_ROOTS = ("zed", "Zed")
 
 
+SNAPSHOT_FORMATS = frozenset({"crush", "goose", "zed", "warp"})
+"""Readers that read a database in one read transaction: what a writer commits meanwhile is not half
+seen, it is read at the next pass, so a read during which the database changed still counts."""
+
+
+def read_in_one_snapshot(path: Path, fmt: str) -> bool:
+    """Whether `path`, read as `fmt`, is a database read in one consistent snapshot."""
+    if fmt not in SNAPSHOT_FORMATS:
+        return False
+    from .sqlite_ro import is_sqlite
+
+    return is_sqlite(path)
+
+
 def _sqlite_agent(path: Path) -> tuple[str | None, str | None] | None:
     """Crush's crush.db, Goose's sessions.db and session JSONL, Zed's threads.db, Warp's warp.sqlite."""
     name = path.name

@@ -198,3 +198,29 @@ def test_first_release_layout_without_later_columns(tmp_path: Path) -> None:
     db.close()
     [s], _ = parse(path)
     assert [t.text for t in s.turns] == ["User: water the ferns?\n\nAssistant: Twice a week."]
+
+
+def test_a_row_committed_during_a_read_is_read_next_time_not_half(tmp_path: Path, monkeypatch) -> None:
+    db_path = tmp_path / "proj" / ".crush" / "crush.db"
+    writer = build(db_path, wal=True)
+    real = crush._messages
+    calls = []
+
+    def commit_meanwhile(rows, path, ctx):
+        if not calls:  # the agent commits a new session while refind is reading
+            add_crush_message(writer, "s3", "late", "user", [text("meanwhile mulberry")], T0 + 500)
+            writer.commit()
+        calls.append(1)
+        return real(rows, path, ctx)
+
+    monkeypatch.setattr(crush, "_messages", commit_meanwhile)
+    svc = build_services()
+    try:
+        report = svc.ingestor.ingest([db_path])
+        assert report.skipped == [] and report.added_turns == 2  # the snapshot's rows, consistent
+        assert not svc.engine.search("mulberry")
+        report = svc.ingestor.ingest([db_path])  # the change is seen at the next pass
+        assert report.added_turns == 1 and svc.engine.search("mulberry")
+    finally:
+        svc.close()
+        writer.close()

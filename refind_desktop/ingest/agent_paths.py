@@ -167,6 +167,7 @@ _SNIFF += (  # a Goose session file copied out of its folder: the metadata line 
 )
 _GOOSE_SESSIONS = re.compile(r"(?:^|/)(?:goose|Block\.goose|goose/data)/sessions$")
 _ZED_ROOTS = ("zed", "Zed")
+_WARP_DIRS = ("warp-terminal", "dev.warp.", "data")  # Linux state, macOS group container, Windows
 
 
 SNAPSHOT_FORMATS = frozenset({"crush", "goose", "zed", "warp"})
@@ -213,7 +214,7 @@ def _sqlite_agent_ignored(path: Path) -> bool:
         ".crush" in path.parts[:-1]
         or (parent.name == "crush" and (parent / "crush.db").is_file())  # Crush's data folder: settings
         or bool(_GOOSE_SESSIONS.search(parent.as_posix()))
-        or (parent / "warp.sqlite").is_file()
+        or (parent.name.startswith(_WARP_DIRS) and (parent / "warp.sqlite").is_file())
     )
 
 

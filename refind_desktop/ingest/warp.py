@@ -1,15 +1,16 @@
 """Warp terminal reader: Agent Mode conversations in its SQLite `warp.sqlite`, read-only.
 
-Table `ai_queries` holds one row per exchange: `conversation_id`, `exchange_id`, `start_ts`
-(read as UTC; a prompt's own `CurrentTime` context item, which carries its UTC offset, is preferred), `input` (JSON list: `{"Query": {"text", "context", ...}}` for a prompt the user typed,
+Table `ai_queries` holds one row per exchange: `conversation_id`, `exchange_id`, `start_ts` (read
+as UTC; the prompt's own `CurrentTime` context item, which carries its UTC offset, is preferred),
+`input` (a JSON list: `{"Query": {"text", "context", ...}}` for a prompt the user typed,
 `{"ActionResult": {"result": {"RequestCommandOutput" | "GetFiles" | ...}}}` for the results of the
-agent's actions sent back to the model), `output_status` and the model. Warp keeps
-the assistant's reply text on its server, not in this table; when a reply is present locally
-(an `output` column, or an `output_status` object with text) it is read too. Commands the agent
-ran are rows of table `blocks` whose `ai_metadata` names the conversation: they are kept marked
-as tool calls with their output (ANSI codes removed, shortened), once: a command whose result an
-exchange's input carries is taken from there. `agent_conversations` only
-holds usage figures. The prompt's attached context (directory, git, rules, time) is dropped.
+agent's actions sent back to the model), `output_status` and the model. Warp keeps the assistant's
+reply text on its server, not in this table; a reply present locally (an `output` column, or an
+`output_status` object with text) is read too. Commands the agent ran are rows of table `blocks`
+whose `ai_metadata` names the conversation: kept marked as tool calls with their output (ANSI codes
+removed, shortened), once (a command whose result an exchange's input carries is taken from
+there). `agent_conversations` only holds usage figures. The prompt's attached context (directory,
+git, rules, time) is dropped.
 """
 
 from __future__ import annotations

@@ -106,8 +106,8 @@ def _message(m: object) -> tuple[str, str]:
         results = agent.get("tool_results") if isinstance(agent.get("tool_results"), dict) else {}
         return "assistant", _join(_agent_part(c, results) for c in _list(agent.get("content")))
     role = str(m.get("role") or "").lower()
-    if role not in ("user", "assistant"):
-        return "", ""  # system
+    if role not in ("user", "assistant") or m.get("is_hidden") is True:
+        return "", ""  # system prompts, messages the panel did not show
     texts = [
         s["text"]
         for s in _list(m.get("segments"))

@@ -85,6 +85,7 @@ LEGACY = {
             "tool_results": [],
             "context": "<file>recipe</file>",
         },
+        {"id": 9, "role": "user", "segments": [{"type": "text", "text": "hidden nudge"}], "is_hidden": True},
         {
             "id": 2,
             "role": "assistant",

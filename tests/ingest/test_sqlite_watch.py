@@ -178,3 +178,34 @@ def test_a_row_committed_while_watching_is_searchable_within_2_s(agent: str, svc
     finally:
         watcher.stop()
         db.close()
+
+
+def test_goose_jsonl_half_written_line_is_read_once_completed(svc, tmp_path: Path) -> None:
+    folder = tmp_path / "home" / ".local" / "share" / "goose" / "sessions"
+    folder.mkdir(parents=True)
+    path = folder / "20250110_093000.jsonl"
+    meta = {"working_dir": "/home/u", "description": "Hive scale", "schedule_id": None, "message_count": 1}
+    first = {"role": "user", "created": 1736501400, "content": [{"type": "text", "text": "weigh the hive"}]}
+    path.write_text(json.dumps(meta) + "\n" + json.dumps(first) + "\n", encoding="utf-8")
+    events: list[WatchEvent] = []
+    watcher = FolderWatcher(svc, tmp_path / "home", on_report=events.append)
+    watcher.start()
+    try:
+        assert watcher.wait_idle(30) and found(svc, "weigh")
+        reply = {
+            "role": "assistant",
+            "created": 1736501410,
+            "content": [{"type": "text", "text": "It weighs 41 kg"}],
+        }
+        line = json.dumps(reply)
+        with path.open("a", encoding="utf-8") as f:
+            f.write(line[:30])  # goose is still writing the line
+        time.sleep(1.0)
+        assert watcher.wait_idle(10) and not found(svc, "kg")
+        with path.open("a", encoding="utf-8") as f:
+            f.write(line[30:] + "\n")
+        assert wait_for(lambda: found(svc, "41 kg"), 2.0) is not None
+        assert watcher.wait_idle(10)
+        assert svc.catalog.totals()["formats"]["goose"]["turns"] == 1  # the reply joined its turn, once
+    finally:
+        watcher.stop()

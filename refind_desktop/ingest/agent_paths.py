@@ -16,6 +16,7 @@ from .sqlite_ro import SIDE_FILES
 
 AGENT_FORMATS = ("gemini_cli", "cursor", "aider", "cline", "opencode", "copilot_chat", "continue_dev")
 AGENT_FORMATS += agent_paths_b.FORMATS  # Qwen Code, Factory Droid, Amp, Cursor agent transcripts
+AGENT_FORMATS += ("crush", "goose", "zed", "warp")  # group C: agents that keep their chats in SQLite
 
 AIDER_HISTORY = ".aider.chat.history.md"
 _GEMINI = re.compile(r"(?:^|/)\.gemini/tmp/[^/]+/(?:chats/[^/]+\.json|checkpoint-[^/]+\.json|logs\.json)$")
@@ -56,13 +57,19 @@ def classify(path: Path) -> tuple[str | None, str | None]:
     posix = path.as_posix()
     name = path.name
     for side in SIDE_FILES:
-        if name.endswith((".vscdb" + side, ".db" + side)) and Path(posix[: -len(side)]).is_file():
+        if (
+            name.endswith((".vscdb" + side, ".db" + side, ".sqlite" + side))
+            and Path(posix[: -len(side)]).is_file()
+        ):
             return None, f"SQLite {side[1:]} file of {name[: -len(side)]} (read together with that database)"
     fmt, reason = agent_paths_b.classify(path)
     if fmt or reason:
         return fmt, reason
     if name == "opencode.db":
         return "opencode", None
+    found = _sqlite_agent(path)
+    if found is not None:
+        return found
     if name.endswith(".vscdb"):
         from .cursor import has_chats
 
@@ -134,6 +141,7 @@ def ignored(path: Path) -> bool:
         or _OPENCODE_TREE.search(posix)
         or _VSCODE_STORAGE.search(posix)
         or _CONTINUE.search(posix)
+        or _sqlite_agent_ignored(path)
     )
 
 
@@ -149,6 +157,8 @@ def pruned(folder: Path) -> bool:
         return folder.name in _OPENCODE_PRUNE
     if folder.parent.parent.name == "tasks" and folder.name == "checkpoints":
         return True
+    if _sqlite_agent_pruned(folder):
+        return True
     return bool(_GEMINI_TREE.search(posix + "/") and folder.name == "checkpoints")
 
 
@@ -156,3 +166,74 @@ def _task_extensions() -> set[str]:
     from .cline import EXTENSIONS
 
     return set(EXTENSIONS)
+
+
+# -- group C: Crush, Goose, Zed and Warp (SQLite databases; Goose's older JSONL sessions) ----------
+_SNIFF += (  # a Goose session file copied out of its folder: the metadata line goose writes first
+    (
+        "goose",
+        re.compile(r'^\{(?=[^\n]*"working_dir"\s*:)(?=[^\n]*"description"\s*:)(?=[^\n]*"message_count"\s*:)'),
+    ),
+)
+_GOOSE_SESSIONS = re.compile(r"(?:^|/)(?:goose|Block\.goose|goose/data)/sessions$")
+_ZED_ROOTS = ("zed", "Zed")
+_WARP_DIRS = ("warp-terminal", "dev.warp.", "data")  # Linux state, macOS group container, Windows
+
+
+SNAPSHOT_FORMATS = frozenset({"crush", "goose", "zed", "warp"})
+"""Readers that read a database in one read transaction: what a writer commits meanwhile is not half
+seen, it is read at the next pass, so a read during which the database changed still counts."""
+
+
+def read_in_one_snapshot(path: Path, fmt: str) -> bool:
+    """Whether `path`, read as `fmt`, is a database read in one consistent snapshot."""
+    if fmt not in SNAPSHOT_FORMATS:
+        return False
+    from .sqlite_ro import is_sqlite
+
+    return is_sqlite(path)
+
+
+def _sqlite_agent(path: Path) -> tuple[str | None, str | None] | None:
+    """Crush's crush.db, Goose's sessions.db and session JSONL, Zed's threads.db, Warp's warp.sqlite."""
+    name = path.name
+    if name == "crush.db":
+        return "crush", None
+    if name == "warp.sqlite":
+        return "warp", None
+    if name == "threads.db" and path.parent.name == "threads" and path.parent.parent.name in _ZED_ROOTS:
+        return "zed", None
+    if name == "sessions.db" and path.parent.name == "sessions":  # also under GOOSE_PATH_ROOT/data
+        return "goose", None  # (the reader names the tables it misses in another program's database)
+    if _GOOSE_SESSIONS.search(path.parent.as_posix()):
+        if name.endswith(".jsonl"):
+            if (path.parent / "sessions.db").is_file():
+                return (
+                    None,
+                    "Goose session from before its move to sessions.db (the database is read instead)",
+                )
+            return "goose", None
+    return None
+
+
+def _sqlite_agent_ignored(path: Path) -> bool:
+    """Logs and settings beside these agents' databases (inside `.crush/` and Crush's data folder,
+    Goose's sessions folder, the folder holding warp.sqlite)."""
+    parent = path.parent
+    return (
+        ".crush" in path.parts[:-1]
+        or (parent.name == "crush" and (parent / "crush.db").is_file())  # Crush's data folder: settings
+        or bool(_GOOSE_SESSIONS.search(parent.as_posix()))
+        or (parent.name.startswith(_WARP_DIRS) and (parent / "warp.sqlite").is_file())
+    )
+
+
+def _sqlite_agent_pruned(folder: Path) -> bool:
+    """Goose's backup folders under `sessions/`, and Zed's data folders other than `threads`."""
+    if _GOOSE_SESSIONS.search(folder.parent.as_posix()):
+        return True
+    return (
+        folder.parent.name in _ZED_ROOTS
+        and folder.name != "threads"
+        and (folder.parent / "threads" / "threads.db").is_file()
+    )

@@ -17,6 +17,7 @@ from ..index.kept import KEPT_NAME, KeptSources
 from ..index.store import TurnWriter
 from ..terminal import shell_command
 from ..types import Session
+from .agent_paths import read_in_one_snapshot
 from .base import ParseContext
 from .batch import Batch, SourceTooLarge, StagedWriter
 from .conversations import split_stored
@@ -256,8 +257,8 @@ class SourceApplier:
             used = self._apply_session(session, key, src.format, w, report, ctx, dirty, hashes, shrunk, held)
             if used:
                 owned.add(used)
-        if fingerprint(src.path) != (size, mtime):
-            raise _ChangedWhileRead()
+        if fingerprint(src.path) != (size, mtime) and not read_in_one_snapshot(src.path, src.format):
+            raise _ChangedWhileRead()  # (a database read in one snapshot is consistent; the change is read next)
         gone = [rec for rec in self.catalog.sessions_of_source(key) if rec.sid not in owned]
         if gone and (dirty or (not ctx.incomplete and not shrunk)):
             for rec in gone:

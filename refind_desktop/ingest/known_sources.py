@@ -80,8 +80,12 @@ def find_known_sources(
 
     for tool, path, reads, match in agent_places(home, env, system):
         add(tool, path, reads, match)
-    for path in _aider_files(home, aider_depth):
-        found.append(KnownSource("Aider", path, "chat history (Markdown)", 1, _size(path)))
+    for path in _project_files(home, aider_depth):
+        if path.name == "crush.db":
+            found.append(KnownSource("Crush", path, "sessions (SQLite, read-only)", 1, _db_size(path)))
+        else:
+            found.append(KnownSource("Aider", path, "chat history (Markdown)", 1, _size(path)))
+    found += _sqlite_agents(home, env, system)
     found += _downloads(_downloads_dir(home, env, system))
     return found
 
@@ -149,7 +153,10 @@ def agent_places(
                 "task conversations (ui_messages.json)",
                 _named("ui_messages.json", "claude_messages.json", "api_conversation_history.json"),
             )
-    data_dirs, editor_dirs = _data_dirs(home, env, system), list(_editor_dirs(home, env, system, every_editor))
+    data_dirs, editor_dirs = (
+        _data_dirs(home, env, system),
+        list(_editor_dirs(home, env, system, every_editor)),
+    )
     # Qwen Code, Factory Droid, Amp, Cursor agent transcripts
     yield from known_sources_b.places(home, env, system, data_dirs, editor_dirs)
 
@@ -246,8 +253,9 @@ def _editor_dirs(
             yield editor, user
 
 
-def _aider_files(home: Path, depth: int) -> list[Path]:
-    """`.aider.chat.history.md` files in project folders up to `depth` levels under home."""
+def _project_files(home: Path, depth: int) -> list[Path]:
+    """`.aider.chat.history.md` and `.crush/crush.db` files in project folders up to `depth` levels
+    under home (the home folder's own `.crush/crush.db` too)."""
     out: list[Path] = []
     seen = 0
     frontier = [home]
@@ -263,6 +271,8 @@ def _aider_files(home: Path, depth: int) -> list[Path]:
             for e in entries:
                 if e.name == ".aider.chat.history.md" and e.is_file():
                     out.append(Path(e.path))
+                elif e.name == ".crush" and os.path.isfile(os.path.join(e.path, "crush.db")):
+                    out.append(Path(e.path) / "crush.db")
                 elif level < depth and not e.name.startswith(".") and e.name not in _SKIP_DIRS:
                     try:
                         if e.is_dir(follow_symlinks=False):
@@ -273,6 +283,57 @@ def _aider_files(home: Path, depth: int) -> list[Path]:
                 return sorted(out)
         frontier = sorted(nxt)
     return sorted(out)
+
+
+# -- group C: agents that keep their chats in SQLite (Crush's per-project databases: _project_files) --
+WARP_MAC = Path("Library/Group Containers/2BBY89MBSN.dev.warp/Library/Application Support")
+_DB_READS = "sessions (SQLite, read-only)"
+
+
+def _sqlite_agents(home: Path, env: Mapping[str, str], system: str) -> list[KnownSource]:
+    """Crush's global database, Goose's sessions, Zed's agent threads and Warp's Agent Mode database."""
+    data = _data_dirs(home, env, system)
+    local = Path(env["LOCALAPPDATA"]) if env.get("LOCALAPPDATA") else home / "AppData" / "Local"
+    roaming = Path(env["APPDATA"]) if env.get("APPDATA") else home / "AppData" / "Roaming"
+    state = Path(env["XDG_STATE_HOME"]) if env.get("XDG_STATE_HOME") else home / ".local" / "state"
+    out: list[KnownSource] = []
+
+    def db(tool: str, path: Path, reads: str = _DB_READS) -> bool:
+        if path.is_file() and all(k.path != path for k in out):
+            out.append(KnownSource(tool, path, reads, 1, _db_size(path)))
+            return True
+        return False
+
+    for d in data:  # the global database, and any per-project ones Crush keeps in its data folder
+        files, size = _count(d / "crush", lambda folder, n: n == "crush.db")
+        if files > 1:
+            out.append(
+                KnownSource("Crush", d / "crush", "sessions (crush.db files, SQLite, read-only)", files, size)
+            )
+        elif files:
+            db("Crush", next((d / "crush").rglob("crush.db")))
+    goose = [Path(env["GOOSE_PATH_ROOT"]) / "data" / "sessions"] if env.get("GOOSE_PATH_ROOT") else []
+    goose += [d / "goose" / "sessions" for d in data] + [roaming / "Block" / "goose" / "data" / "sessions"]
+    goose.append(home / "Library" / "Application Support" / "Block" / "goose" / "sessions")
+    for folder in goose:
+        if not db("Goose", folder / "sessions.db"):  # goose 1.10+ imported the JSONL files into it
+            files, size = _count(folder, lambda d, n, top=str(folder): n.endswith(".jsonl") and d == top)
+            if files:
+                out.append(KnownSource("Goose", folder, "sessions (*.jsonl)", files, size))
+    zed = [d / "zed" for d in data] + [home / ".var/app/dev.zed.Zed/data/zed"]
+    zed += [home / "Library/Application Support/Zed", local / "Zed"]
+    for folder in zed:
+        db("Zed", folder / "threads" / "threads.db", "agent threads (SQLite, read-only)")
+    warp = [state / "warp-terminal", state / "warp-terminal-preview", local / "warp" / "Warp" / "data"]
+    warp += [home / WARP_MAC / f"dev.warp.Warp-{channel}" for channel in ("Stable", "Preview")]
+    for folder in warp:
+        db("Warp", folder / "warp.sqlite", "Agent Mode conversations (SQLite, read-only)")
+    return out
+
+
+def _db_size(path: Path) -> int:
+    """Bytes of a database with its write-ahead log (rows not yet checkpointed are in the log)."""
+    return _size(path) + (_size(Path(f"{path}-wal")) if Path(f"{path}-wal").is_file() else 0)
 
 
 def _downloads_dir(home: Path, env: Mapping[str, str], system: str) -> Path:

@@ -10,12 +10,23 @@ If that fails (a stale log only a writer may recover), the database is read immu
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 from urllib.parse import quote
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 SIDE_FILES = ("-wal", "-shm", "-journal")
+
+
+def log_owner(path: str) -> str | None:
+    """The database a changed side file speaks for: `NAME` for `NAME-wal` / `NAME-journal` (a writer
+    committed rows there), "" for `NAME-shm` (every reader touches it too: nothing to read), None for
+    any other file or a side file without its database."""
+    for side in SIDE_FILES:
+        if path.endswith(side) and os.path.isfile(path[: -len(side)]):
+            return "" if side == "-shm" else path[: -len(side)]
+    return None
 
 
 def is_sqlite(path: Path) -> bool:

@@ -25,7 +25,7 @@ from watchdog.observers import Observer
 from .. import locations
 from ..errors import IndexLockedError, NotFoundError, RefindError, describe_failure
 from .pipeline import IngestReport
-from .sqlite_ro import SIDE_FILES
+from .sqlite_ro import log_owner
 
 log = logging.getLogger("refind.watch")
 KINDS = ("started", "ingested", "pulled", "deleted", "busy", "warning", "error", "stopped")
@@ -224,11 +224,16 @@ class FolderWatcher:
     def _targets(self, changed: set[str]) -> list[str]:
         """Known sources that changed are re-read alone, a file inside a folder source (a Slack export)
         re-reads that folder, and anything new is read where it lies (`Ingestor.ingest(walk_root=)`);
-        a path outside the watched folder (a link) rescans the folder."""
+        a path outside the watched folder (a link) rescans the folder. A database's `-wal` or `-journal`
+        stands for the database (its main file often does not change while rows are committed to the
+        log); its `-shm` is left out, since reading the database touches it too."""
         known = {f.path for f in self.services.catalog.files()}
         targets: set[str] = set()
         for p in changed:
-            path = _database_of(Path(p))
+            db = log_owner(p)  # a database's write-ahead log grew: read the database (with its log)
+            if db == "":
+                continue
+            path = Path(db or p)
             if not path.exists():
                 continue
             rp = str(path.resolve())
@@ -354,12 +359,3 @@ class FolderWatcher:
 
 def _text(path: str | bytes) -> str:
     return path.decode(errors="surrogateescape") if isinstance(path, bytes) else path
-
-
-def _database_of(path: Path) -> Path:
-    """A SQLite database's `-wal`/`-shm`/`-journal` file stands for the database: rows written to the log
-    of an open database (Cursor's, OpenCode's) change only those files."""
-    for side in SIDE_FILES:
-        if path.name.endswith(side) and Path(str(path)[: -len(side)]).is_file():
-            return Path(str(path)[: -len(side)])
-    return path

@@ -21,6 +21,7 @@ EXPECTED = {
     "opencode": (2, 3, 1),
     "copilot_chat": (2, 6, 1),
     "continue_dev": (2, 3, 1),
+    "goose": (1, 2, 1),  # the older JSONL sessions (the databases are built by tests/ingest/test_goose.py)
 }
 
 

@@ -1,0 +1,133 @@
+"""Antigravity reader: `~/.gemini/antigravity-cli/brain/<id>/.system_generated/logs/transcript*.jsonl`.
+
+Each line is a step `{step_index, source, type, status, content, created_at, thinking,
+tool_calls}`. `USER_INPUT` steps hold the user's text inside `<USER_REQUEST>` tags (with
+metadata around it), `PLANNER_RESPONSE` steps the model's reply and the tool calls it declares;
+the steps after it (`VIEW_FILE`, `RUN_COMMAND`, `CODE_ACTION`, ...) are those calls' results, in
+order. `transcript_full.jsonl` is read where it exists (the compact `transcript.jsonl` is cut at
+checkpoints). The IDE's `~/.gemini/antigravity/brain/` has the same layout. Kept: the user request,
+the model's text, tool calls with their results (marked), model errors. Dropped: thinking, system
+messages, checkpoints and conversation-history recaps, the metadata around the user request.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ..errors import ParseError
+from ..types import Session
+from .agent_text import args_text, first_line, text_of, tool_text
+from .base import JsonlStats, Message, ParseContext, finish_session, iter_jsonl, pair_turns, parse_timestamp
+
+_REQUEST = re.compile(r"<USER_REQUEST>\s*(.*?)\s*</USER_REQUEST>", re.S)
+_METADATA = re.compile(r"<(ADDITIONAL_METADATA|USER_SETTINGS_CHANGE|EPHEMERAL_MESSAGE)>.*?</\1>", re.S)
+_NOT_TURNS = {
+    "SYSTEM_MESSAGE",
+    "CHECKPOINT",
+    "CONVERSATION_HISTORY",
+    "KNOWLEDGE_ARTIFACTS",
+    "EPHEMERAL_MESSAGE",
+}
+
+
+class _Reply:
+    """A model reply being built: its text, and its tool calls waiting for their result steps."""
+
+    def __init__(self, ts, mid: str) -> None:
+        self.ts, self.mid = ts, mid
+        self.parts: list[str] = []
+        self.pending: list[tuple[int, str, str]] = []  # (index in parts, tool name, arguments)
+
+
+def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
+    """Yield the conversation of one Antigravity transcript."""
+    stats = JsonlStats()
+    steps = [s for _, s in iter_jsonl(path, ctx, stats) if isinstance(s, dict)]
+    if not stats.valid:
+        raise ParseError(f"{path}: no JSON lines; not an Antigravity transcript, skipped")
+    out: list[Message | _Reply] = []
+    reply: _Reply | None = None
+    for step in steps:
+        kind, ts = step.get("type"), parse_timestamp(step.get("created_at"))
+        mid = str(step.get("step_index", ""))
+        if kind == "USER_INPUT":
+            text = _user_text(step.get("content"))
+            if text:
+                out.append(Message("user", text, ts, mid))
+                reply = None
+        elif kind == "PLANNER_RESPONSE":
+            reply = _Reply(ts, mid)
+            out.append(reply)
+            text = text_of(step.get("content")).strip()
+            if text:
+                reply.parts.append(text)
+            for call in step.get("tool_calls") or []:
+                if isinstance(call, dict):
+                    name, args = (
+                        str(call.get("name") or "tool"),
+                        _args(call.get("args") or call.get("arguments")),
+                    )
+                    reply.pending.append((len(reply.parts), name, args))
+                    reply.parts.append(tool_text(name, args))
+        elif kind == "ERROR_MESSAGE":
+            text = text_of(step.get("content")).strip()
+            if text:
+                out.append(Message("assistant", f"[error] {first_line(text, 300)}", ts, mid))
+        elif isinstance(kind, str) and kind not in _NOT_TURNS:
+            reply = _result(step, kind, reply, out, ts, mid)
+    messages = [m if isinstance(m, Message) else _done(m) for m in out]
+    conv = path.parents[2].name if len(path.parents) > 2 else path.stem
+    session = finish_session(
+        Session(
+            session_id=f"antigravity:{conv}",
+            title=next((first_line(m.text) for m in messages if m.role == "user"), ""),
+            participants=["user", "antigravity"],
+            turns=pair_turns([m for m in messages if m.text]),
+        )
+    )
+    if session is not None:
+        yield session
+
+
+def _result(step: dict[str, Any], kind: str, reply: _Reply | None, out: list, ts, mid: str) -> _Reply:
+    """A tool's result step: the output of the next call its reply declared (or a call of its own)."""
+    if reply is None:
+        reply = _Reply(ts, mid)
+        out.append(reply)
+    output = text_of(step.get("content"))
+    if reply.pending:
+        at, name, args = reply.pending.pop(0)
+        reply.parts[at] = tool_text(name, args, output)
+    else:
+        reply.parts.append(tool_text(kind.lower(), "", output))
+    return reply
+
+
+def _done(reply: _Reply) -> Message:
+    return Message("assistant", "\n\n".join(p for p in reply.parts if p), reply.ts, reply.mid)
+
+
+def _user_text(content: object) -> str:
+    """The request a person typed: inside `<USER_REQUEST>` when present, metadata blocks removed."""
+    text = text_of(content)
+    m = _REQUEST.search(text)
+    if m:
+        return m.group(1).strip()
+    return _METADATA.sub("", text).strip()
+
+
+def _args(args: object) -> str:
+    """Tool arguments; Antigravity encodes each value as JSON of its own (`"\\"path\\""`)."""
+    if isinstance(args, dict):
+        decoded = {}
+        for k, v in args.items():
+            try:
+                decoded[k] = json.loads(v) if isinstance(v, str) else v
+            except ValueError:
+                decoded[k] = v
+        args = decoded
+    return args_text(args)

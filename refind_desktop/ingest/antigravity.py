@@ -77,8 +77,8 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
             text = text_of(step.get("content")).strip()
             if text:
                 out.append(Message("assistant", f"[error] {first_line(text, 300)}", ts, mid))
-        elif isinstance(kind, str) and kind not in _NOT_TURNS:
-            reply = _result(step, kind, reply, out, ts, mid)
+        elif isinstance(kind, str) and kind not in _NOT_TURNS and step.get("source", "MODEL") == "MODEL":
+            reply = _result(step, kind, reply, out, ts, mid)  # a tool's result (other sources: notices)
     messages = [m if isinstance(m, Message) else _done(m) for m in out]
     conv = path.parents[2].name if len(path.parents) > 2 else path.stem
     session = finish_session(

@@ -1,0 +1,79 @@
+"""Antigravity reader: USER_REQUEST text, replies with positional tool results, the full transcript."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from refind_desktop.errors import ParseError
+from refind_desktop.ingest import agent_paths, antigravity
+from refind_desktop.ingest.base import ParseContext
+from refind_desktop.ingest.detect import UndetectedError, detect_file
+
+ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "antigravity" / ".gemini" / "antigravity-cli"
+LOGS = ROOT / "brain" / "b7c8d9e0-f1a2-4b3c-8d4e-5f6a7b8c9d0e" / ".system_generated" / "logs"
+BROKEN = ROOT / "brain" / "c0c0c0c0-0000-4000-8000-000000000000" / ".system_generated" / "logs"
+
+
+def parse(path: Path) -> tuple[list, ParseContext]:
+    ctx = ParseContext()
+    return list(antigravity.parse(path, ctx)), ctx
+
+
+def test_full_transcript_turns_tools_and_times() -> None:
+    [s], ctx = parse(LOGS / "transcript_full.jsonl")
+    assert ctx.warnings == []
+    assert s.session_id == "antigravity:b7c8d9e0-f1a2-4b3c-8d4e-5f6a7b8c9d0e"
+    assert s.title == "add a dark mode toggle to the settings page"
+    first, second = s.turns
+    assert first.text.startswith(
+        "User: add a dark mode toggle to the settings page\n\nAssistant: I'll look at the settings component first."
+    )
+    assert "[tool: view_file] AbsolutePath=/home/dev/app/src/Settings.tsx" in first.text
+    assert '2:   return <form className="settings" />;' in first.text
+    # two calls in one reply get the two result steps after it, in order
+    assert "[tool: write_to_file] TargetFile=/home/dev/app/src/ThemeToggle.tsx" in first.text
+    assert "[tool output]\nCreated file file:///home/dev/app/src/ThemeToggle.tsx" in first.text
+    assert "[tool: run_command] CommandLine=npm test -- ThemeToggle\n[tool output]\nPASS" in first.text
+    assert first.text.endswith("it switches the data-theme attribute and its test passes.")
+    assert first.timestamp == datetime(2026, 4, 20, 14, 2, 11, 204000, tzinfo=UTC) and first.turn_id == "0"
+    assert second.text == (
+        "User: remember the choice in localStorage\n\nAssistant: [error] The model API is currently "
+        "overloaded. Retrying.\n\nThe toggle now stores the theme under the key app-theme in localStorage."
+    )
+    text = first.text + second.text
+    for absent in (
+        "ADDITIONAL_METADATA",
+        "local time",
+        "wombatvault",
+        "artifact protocol",
+        "React component",
+        "telemetry",
+    ):
+        assert absent not in text  # metadata, history recap, system message, thinking, unknown notices
+
+
+def test_compact_transcript_is_left_to_the_full_one() -> None:
+    with pytest.raises(UndetectedError, match="transcript_full.jsonl beside it is read instead"):
+        detect_file(LOGS / "transcript.jsonl")
+    assert agent_paths.ignored(LOGS / "transcript.jsonl")
+    assert detect_file(LOGS / "transcript_full.jsonl") == "antigravity"
+
+
+def test_broken_transcript_is_a_clear_skip() -> None:
+    with pytest.raises(ParseError, match="not an Antigravity transcript"):
+        parse(BROKEN / "transcript_full.jsonl")
+
+
+def test_walk_rules_leave_gemini_cli_alone(tmp_path: Path) -> None:
+    assert agent_paths.ignored(ROOT / "history.jsonl")
+    assert agent_paths.ignored(LOGS / "overview.txt")
+    assert agent_paths.pruned(ROOT / "conversations")
+    gemini = tmp_path / ".gemini" / "tmp" / "abc" / "chats" / "session-1.json"
+    assert agent_paths.classify(gemini) == ("gemini_cli", None)
+    assert not agent_paths.pruned(tmp_path / ".gemini" / "tmp")
+    moved = tmp_path / "copy.jsonl"  # a transcript copied elsewhere: its first line tells
+    moved.write_bytes((LOGS / "transcript_full.jsonl").read_bytes())
+    assert detect_file(moved) == "antigravity"

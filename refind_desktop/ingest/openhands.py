@@ -15,6 +15,7 @@ skill text added to user messages, thinking blocks, state changes, condensation 
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -54,17 +55,17 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
 def _events(folder: Path, ctx: ParseContext) -> list[dict[str, Any]]:
     """Event objects in index order; an unreadable or half-written file is skipped with a warning."""
     files = []
-    for p in folder.iterdir():
-        m = _INDEX.match(p.name)
-        if m and p.suffix == ".json" and p.is_file():
-            files.append((int(m.group(1)), p.name, p))
+    with os.scandir(folder) as it:
+        for entry in it:
+            m = _INDEX.match(entry.name)
+            if m and entry.name.endswith(".json") and entry.is_file():
+                files.append((int(m.group(1)), entry.name))
     events = []
-    for _, _, p in sorted(files):
+    for _, name in sorted(files):
         try:
-            with open(p, encoding="utf-8", errors="replace") as f:
-                event = json.load(f)
+            event = json.loads((folder / name).read_bytes().decode("utf-8", errors="replace"))
         except ValueError:
-            ctx.warn(f"{p}: not valid JSON (still being written?); skipped")
+            ctx.warn(f"{folder / name}: not valid JSON (still being written?); skipped")
             continue
         if isinstance(event, dict):
             events.append(event)

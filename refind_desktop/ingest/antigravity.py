@@ -80,7 +80,7 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
         elif isinstance(kind, str) and kind not in _NOT_TURNS and step.get("source", "MODEL") == "MODEL":
             reply = _result(step, kind, reply, out, ts, mid)  # a tool's result (other sources: notices)
     messages = [m if isinstance(m, Message) else _done(m) for m in out]
-    conv = path.parents[2].name if len(path.parents) > 2 else path.stem
+    conv = next((d.name for d in path.parents if d.parent.name == "brain"), path.parent.name)
     session = finish_session(
         Session(
             session_id=f"antigravity:{conv}",

@@ -17,6 +17,7 @@ adds (checkpoint markers, tool status), thinking parts, the compaction summary.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -31,6 +32,7 @@ from .agent_text import first_line
 from .base import JsonlStats, Message, ParseContext, fill_turn_times, finish_session, iter_jsonl, pair_turns
 
 _COMPACTED = "<system>Previous context has been compacted"
+_SYSTEM = re.compile(r"<system>(.*)</system>", re.S)
 
 
 def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
@@ -104,17 +106,21 @@ def _new_part(previous: list[dict[str, Any]], current: list[dict[str, Any]]) -> 
 
 
 def _text(content: object, raw: bool = False) -> str:
-    """Text parts of a message; `<system>...</system>` notes and thinking parts are left out."""
+    """Text parts of a message; `<system>...</system>` notes the CLI adds and thinking parts are left
+    out, except a failed tool call's `<system>ERROR</system>` and the message after it."""
     parts = content if isinstance(content, list) else [content]
-    out = []
+    out: list[str] = []
     for part in parts:
         text = part if isinstance(part, str) else part.get("text") if isinstance(part, dict) else None
         if not isinstance(text, str) or (isinstance(part, dict) and part.get("type") not in (None, "text")):
             continue
-        stripped = text.strip()
-        if not raw and stripped.startswith("<system>") and stripped.endswith("</system>"):
-            continue
-        out.append(text if raw else stripped)
+        note = _SYSTEM.fullmatch(text.strip())
+        if raw or note is None:
+            out.append(text if raw else text.strip())
+        elif note.group(1) == "ERROR":
+            out.append("[error]")
+        elif out and out[-1] == "[error]":
+            out[-1] = f"[error] {note.group(1).strip()}"
     return "".join(out) if raw else "\n".join(t for t in out if t)
 
 

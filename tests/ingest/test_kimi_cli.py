@@ -95,3 +95,32 @@ def test_detection_side_files_and_walk_rules(tmp_path: Path) -> None:
     moved.parent.mkdir()
     moved.write_bytes((FOLDER / "context_1.jsonl").read_bytes())
     assert detect_file(moved) == "kimi_cli"
+
+
+def test_failed_tool_call_keeps_its_error_and_drops_status_notes(tmp_path: Path) -> None:
+    path = tmp_path / "s2" / "context.jsonl"
+    path.parent.mkdir()
+    call = {
+        "type": "function",
+        "id": "Shell:1",
+        "function": {"name": "Shell", "arguments": '{"command": "ls /root"}'},
+    }
+    rows = [
+        {"role": "user", "content": "list the root folder"},
+        {"role": "assistant", "content": "Listing it.", "tool_calls": [call]},
+        {
+            "role": "tool",
+            "tool_call_id": "Shell:1",
+            "content": [
+                {"type": "text", "text": "<system>ERROR</system>"},
+                {"type": "text", "text": "<system>Command failed with exit code: 2.</system>"},
+                {"type": "text", "text": "ls: cannot open directory '/root': Permission denied"},
+            ],
+        },
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    [s], _ = parse(path)
+    assert (
+        "[tool: Shell] command=ls /root\n[tool output]\n[error] Command failed with exit code: 2.\nls: cannot"
+        in (s.turns[0].text)
+    )

@@ -29,7 +29,7 @@ _ANTIGRAVITY_TREE = re.compile(r"(?:^|/)\.gemini/antigravity(?:-cli|-ide)?/")
 _ANTIGRAVITY = re.compile(r"(?:^|/)brain/[^/]+/\.system_generated/logs/transcript(?:_full)?\.jsonl$")
 
 _OPENHANDS_TREE = re.compile(r"(?:^|/)\.openhands[^/]*/")
-_OPENHANDS_EVENT = re.compile(r"^(?:event-\d{5,}-[^/]+|\d+)\.json$")
+_OPENHANDS_EVENT = re.compile(r"^(?:event-\d{5,}(?:-[^/]+)?|\d+)\.json$")
 OPENHANDS_SESSION_DIRS = ("conversations", "sessions")
 
 _SNIFF_COPILOT = r'^\{(?=[^\n]*"type"\s*:\s*"session\.start")(?=[^\n]*"(?:copilotVersion|producer)"\s*:)'

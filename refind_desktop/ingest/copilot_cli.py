@@ -44,8 +44,13 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
             outputs[str(data.get("toolCallId") or "")] = _result(data)
     messages: list[Message] = []
     for e in events:
-        if e.get("ephemeral") or e.get("agentId"):
-            continue
+        data = e.get("data")
+        if (
+            e.get("ephemeral")
+            or e.get("agentId")
+            or (isinstance(data, dict) and data.get("parentToolCallId"))
+        ):
+            continue  # streaming deltas, and what a sub-agent said inside a tool call
         m = _message(e, outputs)
         if m is not None:
             messages.append(m)

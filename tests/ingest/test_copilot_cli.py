@@ -46,7 +46,7 @@ def test_session_folder_keeps_user_and_assistant_text_tools_and_times() -> None:
     text = first.text + second.text
     # the system prompt, the model-facing rewrite of the prompt, reasoning, streaming deltas and
     # sub-agent events stay out of the searchable text
-    for absent in ("quokkaframe", "current_datetime", "off by one", "subagent task"):
+    for absent in ("quokkaframe", "current_datetime", "off by one", "subagent task", "subagent report"):
         assert absent not in text
     assert text.count("Line 41 treats weekday 6") == 1
 

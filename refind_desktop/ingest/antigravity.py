@@ -25,6 +25,8 @@ from .base import JsonlStats, Message, ParseContext, finish_session, iter_jsonl,
 
 _REQUEST = re.compile(r"<USER_REQUEST>\s*(.*?)\s*</USER_REQUEST>", re.S)
 _METADATA = re.compile(r"<(ADDITIONAL_METADATA|USER_SETTINGS_CHANGE|EPHEMERAL_MESSAGE)>.*?</\1>", re.S)
+_TO_USER = {"notify_user", "message_user", "send_message"}
+_BODY = {"message", "body", "text", "content"}
 _NOT_TURNS = {
     "SYSTEM_MESSAGE",
     "CHECKPOINT",
@@ -69,10 +71,14 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
                 if isinstance(call, dict):
                     name, args = (
                         str(call.get("name") or "tool"),
-                        _args(call.get("args") or call.get("arguments")),
+                        _decoded(call.get("args") or call.get("arguments")),
                     )
-                    reply.pending.append((len(reply.parts), name, args))
-                    reply.parts.append(tool_text(name, args))
+                    if name in _TO_USER and isinstance(args, dict):  # a message shown to the user
+                        reply.parts += [
+                            v.strip() for k, v in args.items() if k.lower() in _BODY and isinstance(v, str)
+                        ]
+                    reply.pending.append((len(reply.parts), name, args_text(args)))
+                    reply.parts.append(tool_text(name, args_text(args)))
         elif kind == "ERROR_MESSAGE":
             text = text_of(step.get("content")).strip()
             if text:
@@ -120,14 +126,14 @@ def _user_text(content: object) -> str:
     return _METADATA.sub("", text).strip()
 
 
-def _args(args: object) -> str:
+def _decoded(args: object) -> object:
     """Tool arguments; Antigravity encodes each value as JSON of its own (`"\\"path\\""`)."""
-    if isinstance(args, dict):
-        decoded = {}
-        for k, v in args.items():
-            try:
-                decoded[k] = json.loads(v) if isinstance(v, str) else v
-            except ValueError:
-                decoded[k] = v
-        args = decoded
-    return args_text(args)
+    if not isinstance(args, dict):
+        return args
+    decoded = {}
+    for k, v in args.items():
+        try:
+            decoded[k] = json.loads(v) if isinstance(v, str) else v
+        except ValueError:
+            decoded[k] = v
+    return decoded

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -77,3 +78,35 @@ def test_walk_rules_leave_gemini_cli_alone(tmp_path: Path) -> None:
     moved = tmp_path / "copy.jsonl"  # a transcript copied elsewhere: its first line tells
     moved.write_bytes((LOGS / "transcript_full.jsonl").read_bytes())
     assert detect_file(moved) == "antigravity"
+
+
+def test_a_message_the_agent_sends_the_user_is_kept_whole(tmp_path: Path) -> None:
+    body = "The plan is ready for review. " + "It covers the settings page, the toggle and its test. " * 8
+    steps = [
+        {
+            "step_index": 0,
+            "source": "USER_EXPLICIT",
+            "type": "USER_INPUT",
+            "content": "<USER_REQUEST>\nplan it\n</USER_REQUEST>",
+        },
+        {
+            "step_index": 1,
+            "source": "MODEL",
+            "type": "PLANNER_RESPONSE",
+            "content": "",
+            "tool_calls": [
+                {"name": "notify_user", "args": {"Message": json.dumps(body), "BlockedOnUser": "true"}}
+            ],
+        },
+        {
+            "step_index": 2,
+            "source": "MODEL",
+            "type": "NOTIFY_USER",
+            "status": "DONE",
+            "content": "User notified.",
+        },
+    ]
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps(s) + "\n" for s in steps))
+    [s], _ = parse(path)
+    assert body.strip() in s.turns[0].text and "[tool: notify_user]" in s.turns[0].text

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import builtins
+import io
 import json
 import shutil
 from pathlib import Path
@@ -70,9 +72,22 @@ def test_turns_are_searchable_and_system_prompts_are_not(svc, tmp_path: Path) ->
     assert {r.format for r in svc.catalog.iter_sessions()} >= set(FORMATS)
 
 
-def test_discovery_on_a_home_with_every_agent_finds_them_all(tmp_path: Path) -> None:
+def test_discovery_on_a_home_with_every_agent_finds_them_all(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     home = fake_home(tmp_path / "home")
+    opened: list[str] = []
+    real = builtins.open
+
+    def spy(file, *a, **k):
+        opened.append(str(file))
+        return real(file, *a, **k)
+
+    monkeypatch.setattr(builtins, "open", spy)
+    monkeypatch.setattr(io, "open", spy)
     found = find_known_sources(home, env={}, system="linux")
+    monkeypatch.undo()
+    assert [p for p in opened if "user-dirs.dirs" not in p] == []  # names and sizes only
     rel = [(s.tool, s.path.relative_to(home).as_posix(), s.files) for s in found]
     assert rel == [
         ("Copilot CLI", ".copilot/session-state", 3),

@@ -86,7 +86,8 @@ def test_discovery_on_a_home_with_every_agent_finds_them_all(
     monkeypatch.setattr(builtins, "open", spy)
     monkeypatch.setattr(io, "open", spy)
     found = find_known_sources(home, env={}, system="linux")
-    monkeypatch.undo()
+    monkeypatch.setattr(builtins, "open", real)
+    monkeypatch.setattr(io, "open", real)
     assert [p for p in opened if "user-dirs.dirs" not in p] == []  # names and sizes only
     rel = [(s.tool, s.path.relative_to(home).as_posix(), s.files) for s in found]
     assert rel == [

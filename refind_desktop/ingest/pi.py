@@ -72,7 +72,9 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
 def _message(entry: dict[str, Any], msg: dict[str, Any], outputs: dict[str, str]) -> Message | None:
     role = msg.get("role")
     ts = parse_timestamp(entry.get("timestamp")) or parse_timestamp(msg.get("timestamp"))
-    mid = str(entry.get("id") or "")
+    # a fork copies entries with their ids and times: the pair names the turn across files (replays.py);
+    # ids alone are 8 hex digits, too few to be unique across every session of a machine
+    mid = f"{entry['id']}@{entry.get('timestamp')}" if entry.get("id") else ""
     if role == "user":
         text = text_of(msg.get("content")).strip()
         return Message("user", text, ts, mid) if text else None

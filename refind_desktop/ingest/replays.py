@@ -20,6 +20,7 @@ from ..index.transcripts import rank
 from ..types import Session
 
 TOOLS = {"claude_code": "claude_code", "codex": "codex"}
+TOOLS["pi"] = "pi"  # group A: `/fork` and forks into another project copy entries, ids and times kept
 """Formats whose turn ids are transcript ids (format -> tool); other formats are left alone."""
 
 

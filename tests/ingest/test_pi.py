@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -40,7 +41,10 @@ def test_tree_session_keeps_each_branch_once_in_the_order_it_was_seen() -> None:
         in first.text
     )
     assert first.text.endswith("The config already rotates weekly and keeps 4 files.")
-    assert first.timestamp == datetime(2026, 3, 2, 9, 14, 20, tzinfo=UTC) and first.turn_id == "a1000001"
+    assert (
+        first.timestamp == datetime(2026, 3, 2, 9, 14, 20, tzinfo=UTC)
+        and first.turn_id == "a1000001@2026-03-02T09:14:20.000Z"
+    )
     # the branch left (keep 8 weeks) and the branch taken (compress) both stay, each once
     assert kept.text == "User: keep 8 weeks instead\n\nAssistant: Changed rotate 4 to rotate 8."
     assert branch.text.startswith("User: actually compress the rotated logs too\n\nAssistant: Added compress")
@@ -112,3 +116,51 @@ def test_detection_and_walk_rules(tmp_path: Path) -> None:
     assert detect_file(moved) == "pi"
     assert agent_paths.ignored(SESSIONS.parent / "settings.json")
     assert agent_paths.pruned(PROJECT / "subagent-artifacts")
+
+
+def test_a_forked_session_does_not_double_the_turns_it_copies(tmp_path: Path) -> None:
+    from refind_desktop.services import build_services
+
+    project = tmp_path / "sessions" / "--home-dev-orchard--"
+    project.mkdir(parents=True)
+    original = project / TREE.name
+    shutil.copy(TREE, original)
+    lines = original.read_text().splitlines()
+    # `/fork` at "keep 8 weeks instead": a new file, a new header, then the entries before it as they were
+    header = {
+        "type": "session",
+        "version": 3,
+        "id": "f0f0f0f0-1111-4222-8333-444455556666",
+        "timestamp": "2026-03-02T10:00:00.000Z",
+        "cwd": "/home/dev/orchard",
+        "parentSession": str(original),
+    }
+    own = [
+        {
+            "type": "message",
+            "id": "f1000001",
+            "parentId": "a4000004",
+            "timestamp": "2026-03-02T10:00:10.000Z",
+            "message": {"role": "user", "content": "move the old logs to the NAS"},
+        },
+        {
+            "type": "message",
+            "id": "f2000002",
+            "parentId": "f1000001",
+            "timestamp": "2026-03-02T10:00:15.000Z",
+            "message": {
+                "role": "assistant",
+                "content": [{"type": "text", "text": "Old logs now go to the NAS."}],
+            },
+        },
+    ]
+    fork = [json.dumps(header), *lines[1:6], *map(json.dumps, own)]
+    (project / "2026-03-02T10-00-00-000Z_f0f0f0f0.jsonl").write_text("\n".join(fork) + "\n")
+    svc = build_services()
+    try:
+        svc.ingestor.ingest([project])
+        # the tree's 3 turns, and of the fork's 2 only its own: the copied first turn is kept once
+        assert svc.catalog.totals()["formats"]["pi"] == {"files": 2, "sessions": 2, "turns": 4}
+        assert svc.engine.search("NAS")
+    finally:
+        svc.close()

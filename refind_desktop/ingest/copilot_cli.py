@@ -119,7 +119,12 @@ def _title(path: Path) -> str:
     except OSError:
         return ""
     m = _SUMMARY.search(text)
-    return first_line(m.group(1).strip().strip("'\"")) if m else ""
+    if m is None:
+        return ""
+    value = m.group(1).strip()
+    if value[:1] in ("|", ">"):  # a YAML block: the summary is on the indented lines after it
+        value = text[m.end() :].lstrip("\n").split("\n", 1)[0]
+    return first_line(value.strip().strip("'\""))
 
 
 def _legacy(path: Path, ctx: ParseContext) -> Iterator[Session]:

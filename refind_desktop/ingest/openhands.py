@@ -18,6 +18,7 @@ import json
 import os
 import re
 from collections.abc import Iterator
+from datetime import tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -36,9 +37,9 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
         raise ParseError(f"{path}: an OpenHands conversation is a folder with an 'events' folder; skipped")
     events = _events(path / "events", ctx)
     if any("kind" in e for e in events):
-        messages = _messages_v1(events)
+        messages = _messages_v1(events, ctx.tz)
     else:
-        messages = _messages_v0(events)
+        messages = _messages_v0(events, ctx.tz)
     title = _title(path) or next((first_line(m.text) for m in messages if m.role == "user"), "")
     session = finish_session(
         Session(
@@ -84,7 +85,8 @@ def _title(folder: Path) -> str:
     return ""
 
 
-def _messages_v1(events: list[dict[str, Any]]) -> list[Message]:
+def _messages_v1(events: list[dict[str, Any]], tz: tzinfo) -> list[Message]:
+    """1.x events; their times are the writer's local time without a zone, read in `tz`."""
     outputs: dict[str, str] = {}
     for e in events:
         if e.get("kind") == "ObservationEvent":
@@ -97,7 +99,7 @@ def _messages_v1(events: list[dict[str, Any]]) -> list[Message]:
                     outputs[key] = out
     messages: list[Message] = []
     for e in events:
-        kind, ts, mid = e.get("kind"), parse_timestamp(e.get("timestamp")), str(e.get("id") or "")
+        kind, ts, mid = e.get("kind"), parse_timestamp(e.get("timestamp"), tz), str(e.get("id") or "")
         if kind == "MessageEvent":
             llm = e.get("llm_message") if isinstance(e.get("llm_message"), dict) else {}
             text = text_of(llm.get("content")).strip()  # extended_content (skills) is not the message
@@ -130,7 +132,7 @@ def _action_v1(e: dict[str, Any], outputs: dict[str, str]) -> str:
     return "\n\n".join(p for p in parts if p)
 
 
-def _messages_v0(events: list[dict[str, Any]]) -> list[Message]:
+def _messages_v0(events: list[dict[str, Any]], tz: tzinfo) -> list[Message]:
     """Before 1.0: `{id, source, action, args, message}` actions and `{cause, observation, content}`."""
     outputs = {
         e["cause"]: str(e.get("content") or "")
@@ -143,7 +145,7 @@ def _messages_v0(events: list[dict[str, Any]]) -> list[Message]:
         if not isinstance(action, str):
             continue
         args = e.get("args") if isinstance(e.get("args"), dict) else {}
-        ts, mid = parse_timestamp(e.get("timestamp")), str(e.get("id", ""))
+        ts, mid = parse_timestamp(e.get("timestamp"), tz), str(e.get("id", ""))
         if action == "message":
             text = str(args.get("content") or e.get("message") or "").strip()
             if text:

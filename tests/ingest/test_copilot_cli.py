@@ -107,3 +107,14 @@ def test_detection_by_path_and_by_first_line(tmp_path: Path) -> None:
     assert not agent_paths.ignored(SESSION)
     with pytest.raises(UndetectedError):
         detect_file(tmp_path / "missing.jsonl")
+
+
+def test_title_from_a_yaml_block_summary(tmp_path: Path) -> None:
+    folder = tmp_path / "s"
+    folder.mkdir()
+    (folder / "events.jsonl").write_bytes(SESSION.read_bytes())
+    (folder / "workspace.yaml").write_text(
+        "id: s\nsummary: |-\n  Fix the Sunday watering gap\nsummary_count: 2\n"
+    )
+    [s], _ = parse(folder / "events.jsonl")
+    assert s.title == "Fix the Sunday watering gap"

@@ -85,3 +85,11 @@ def test_the_folder_is_the_source_and_its_files_are_not(tmp_path: Path) -> None:
 def test_folder_without_events_is_a_clear_skip(tmp_path: Path) -> None:
     with pytest.raises(ParseError, match="'events' folder"):
         parse(tmp_path)
+
+
+def test_event_times_without_a_zone_are_read_in_the_configured_zone() -> None:
+    from zoneinfo import ZoneInfo
+
+    ctx = ParseContext(tz=ZoneInfo("Europe/Berlin"))
+    [s] = list(openhands.parse(CONV, ctx))
+    assert s.turns[0].timestamp == datetime(2026, 5, 6, 8, 0, 1, tzinfo=UTC)  # 10:00:01 in Berlin (CEST)

@@ -15,7 +15,10 @@ _COPILOT_EVENTS = re.compile(r"(?:^|/)\.copilot/session-state/[^/]+/events\.json
 _COPILOT_FLAT = re.compile(r"(?:^|/)\.copilot/session-state/[^/]+\.jsonl$")
 _COPILOT_LEGACY = re.compile(r"(?:^|/)\.copilot/history-session-state/[^/]+\.json$")
 _COPILOT_TREE = re.compile(r"(?:^|/)\.copilot/")
-_COPILOT_PRUNE = {"logs", "pkg", "checkpoints", "files", "rewind-snapshots", "plugins", "agents"}
+_COPILOT_PRUNE = {
+    *("logs", "pkg", "checkpoints", "files", "rewind-snapshots", "agents", "skills", "hooks", "ide"),
+    *("instructions", "installed-plugins", "plugin-data", "command-history-state"),
+}
 
 _PI = re.compile(r"(?:^|/)\.pi/agent/sessions/[^/]+/[^/]+\.jsonl$")
 _PI_TREE = re.compile(r"(?:^|/)\.pi/agent/")

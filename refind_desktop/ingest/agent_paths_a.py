@@ -34,6 +34,7 @@ _ANTIGRAVITY = re.compile(r"(?:^|/)brain/[^/]+/\.system_generated/logs/transcrip
 _OPENHANDS_TREE = re.compile(r"(?:^|/)\.openhands[^/]*/")
 _OPENHANDS_EVENT = re.compile(r"^(?:event-\d{5,}(?:-[^/]+)?|\d+)\.json$")
 OPENHANDS_SESSION_DIRS = ("conversations", "sessions")
+OPENHANDS_APP_DIR = "v1_conversations"  # the app server: <id hex>/<event id>.json, no events/ folder
 
 _SNIFF_COPILOT = r'^\{(?=[^\n]*"type"\s*:\s*"session\.start")(?=[^\n]*"(?:copilotVersion|producer)"\s*:)'
 _SNIFF_ANTIGRAVITY = (
@@ -63,8 +64,11 @@ def classify(path: Path, posix: str) -> tuple[str | None, str | None]:
         if name == "transcript.jsonl" and (path.parent / "transcript_full.jsonl").is_file():
             return None, "Antigravity compact transcript (transcript_full.jsonl beside it is read instead)"
         return "antigravity", None
-    if _OPENHANDS_EVENT.match(name) and path.parent.name == "events" and folder_source(path.parent.parent):
-        return None, f"OpenHands event (read with its conversation folder {path.parent.parent})"
+    if (
+        _OPENHANDS_EVENT.match(name) and path.parent.name == "events" and folder_source(path.parent.parent)
+    ) or (name.endswith(".json") and path.parent.parent.name == OPENHANDS_APP_DIR):
+        folder = path.parent.parent if path.parent.name == "events" else path.parent
+        return None, f"OpenHands event (read with its conversation folder {folder})"
     return None, None
 
 
@@ -88,6 +92,7 @@ def ignored(path: Path, posix: str, reason: str | None) -> bool:
         path.name in ("wire.jsonl", "transcript.jsonl")
         or ROTATED_CONTEXT.match(path.name)
         or _OPENHANDS_EVENT.match(path.name)
+        or path.parent.parent.name == OPENHANDS_APP_DIR
     ):
         return True
     return bool(
@@ -119,8 +124,11 @@ def folder_source(folder: Path) -> str | None:
     """`openhands` for an OpenHands conversation folder (`base_state.json` and/or `events/`), else None.
 
     1.x (CLI and SDK): `<conversations>/<id>/base_state.json` + `events/event-NNNNN-<uuid>.json`;
-    before 1.0: `~/.openhands/sessions/<id>/events/<n>.json` (the file_store layout)."""
-    if (folder / "base_state.json").is_file() and (folder / "events").is_dir():
+    the 1.x app server: `v1_conversations/<id hex>/<event id>.json`; before 1.0:
+    `~/.openhands/sessions/<id>/events/<n>.json` (the file_store layout)."""
+    if folder.parent.name == OPENHANDS_APP_DIR or (
+        (folder / "base_state.json").is_file() and (folder / "events").is_dir()
+    ):
         return "openhands"
     if folder.parent.name in OPENHANDS_SESSION_DIRS and _OPENHANDS_TREE.search(folder.as_posix()):
         if (folder / "events").is_dir():

@@ -105,10 +105,10 @@ def find_known_sources(
     )
     pi = Path(env["PI_CODING_AGENT_DIR"]) if env.get("PI_CODING_AGENT_DIR") else home / ".pi" / "agent"
     add("Pi", pi / "sessions", "session files (*.jsonl)", _pi)
-    for sub in ("conversations", "sessions"):
-        add(
-            "OpenHands", home / ".openhands" / sub, "conversations (a folder of event files each)", _openhands
-        )
+    openhands = home / ".openhands"
+    app = sorted(openhands.glob("*/v1_conversations")) if openhands.is_dir() else []  # <user id>/
+    for folder in [openhands / "conversations", openhands / "sessions", openhands / "v1_conversations", *app]:
+        add("OpenHands", folder, "conversations (a folder of event files each)", _openhands)
     kimis = (
         [Path(env["KIMI_SHARE_DIR"])] if env.get("KIMI_SHARE_DIR") else [home / ".kimi", home / ".kimi-code"]
     )
@@ -197,7 +197,8 @@ def _pi(folder: str, name: str) -> bool:
 
 
 def _openhands(folder: str, name: str) -> bool:
-    return os.path.basename(folder) == "events" and name.endswith(".json")
+    parent = os.path.basename(os.path.dirname(folder))
+    return name.endswith(".json") and (os.path.basename(folder) == "events" or parent == "v1_conversations")
 
 
 def _kimi(folder: str, name: str) -> bool:

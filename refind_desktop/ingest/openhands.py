@@ -1,7 +1,8 @@
 """OpenHands reader: a conversation folder, one JSON file per event.
 
 OpenHands 1.x (CLI, SDK, agent server) keeps `~/.openhands/conversations/<id>/base_state.json`
-and `events/event-NNNNN-<uuid>.json`, each event an object with a `kind`: `MessageEvent` (from the
+and `events/event-NNNNN-<uuid>.json` (the app server: `~/.openhands/v1_conversations/<id>/<event
+id>.json`, ordered by their times), each event an object with a `kind`: `MessageEvent` (from the
 user or the agent, `llm_message.content` parts), `ActionEvent` (a tool call with the agent's
 `thought`; `FinishAction.message` is the final answer), `ObservationEvent` (the tool's output),
 `SystemPromptEvent`, state and token events. Versions before 1.0 kept the file-store layout
@@ -28,14 +29,21 @@ from .agent_text import args_text, first_line, text_of, tool_text
 from .base import Message, ParseContext, finish_session, pair_turns, parse_timestamp
 
 _INDEX = re.compile(r"^(?:event-)?(\d+)")
+APP_SERVER_DIR = "v1_conversations"
+"""The app server keeps `<file store>/[<user id>/]v1_conversations/<id hex>/<event id>.json`."""
 _V0_SILENT = {"system", "recall", "think", "change_agent_state", "null", "condensation", "message"}
 
 
 def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
     """Yield the conversation of one OpenHands conversation folder."""
-    if not path.is_dir() or not (path / "events").is_dir():
+    if not path.is_dir():
+        raise ParseError(f"{path}: an OpenHands conversation is a folder of event files; skipped")
+    if (path / "events").is_dir():
+        events = _events(path / "events", ctx, indexed=True)
+    elif path.parent.name == APP_SERVER_DIR:
+        events = _events(path, ctx, indexed=False)
+    else:
         raise ParseError(f"{path}: an OpenHands conversation is a folder with an 'events' folder; skipped")
-    events = _events(path / "events", ctx)
     if any("kind" in e for e in events):
         messages = _messages_v1(events, ctx.tz)
     else:
@@ -53,23 +61,27 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
         yield session
 
 
-def _events(folder: Path, ctx: ParseContext) -> list[dict[str, Any]]:
-    """Event objects in index order; an unreadable or half-written file is skipped with a warning."""
-    files = []
+def _events(folder: Path, ctx: ParseContext, indexed: bool) -> list[dict[str, Any]]:
+    """Event objects in order: by the index in their names (`event-NNNNN-<uuid>.json`, `<n>.json`), or
+    by their `timestamp` where files are named by event id (the app server's `<uuid>.json`). An
+    unreadable or half-written file is skipped with a warning."""
+    names = []
     with os.scandir(folder) as it:
         for entry in it:
             m = _INDEX.match(entry.name)
-            if m and entry.name.endswith(".json") and entry.is_file():
-                files.append((int(m.group(1)), entry.name))
+            if entry.name.endswith(".json") and (m or not indexed) and entry.is_file():
+                names.append((int(m.group(1)) if m and indexed else 0, entry.name))
     events = []
-    for _, name in sorted(files):
+    for _, name in sorted(names):
         try:
             event = json.loads((folder / name).read_bytes().decode("utf-8", errors="replace"))
         except ValueError:
             ctx.warn(f"{folder / name}: not valid JSON (still being written?); skipped")
             continue
-        if isinstance(event, dict):
+        if isinstance(event, dict) and (indexed or "kind" in event):
             events.append(event)
+    if not indexed:
+        events.sort(key=lambda e: str(e.get("timestamp") or ""))  # stable: equal times keep name order
     return events
 
 

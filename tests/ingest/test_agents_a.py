@@ -21,7 +21,7 @@ FORMATS = ("copilot_cli", "pi", "openhands", "kimi_cli", "antigravity")
 EXPECTED = {
     "copilot_cli": (3, 4, 1),
     "pi": (2, 4, 1),
-    "openhands": (2, 3, 0),
+    "openhands": (3, 4, 0),
     "kimi_cli": (2, 4, 1),
     "antigravity": (1, 2, 1),
 }
@@ -63,6 +63,7 @@ def test_turns_are_searchable_and_system_prompts_are_not(svc, tmp_path: Path) ->
         "sensors report humidity": "kimi-cli:8e1d2c3b-4a59-4687-9a0b-1c2d3e4f5a6b",
         "dark mode toggle settings": "antigravity:b7c8d9e0-f1a2-4b3c-8d4e-5f6a7b8c9d0e",
         "trim-hedges": "openhands:7f3e9a1c2b4d",  # only in a tool output of the pre-1.0 layout
+        "reed switch debounce": "openhands:9f8e7d6c5b4a39281706f5e4d3c2b1a0",  # the app server's layout
     }
     for query, sid in expect.items():
         blocks = svc.engine.search(query)
@@ -96,6 +97,7 @@ def test_discovery_on_a_home_with_every_agent_finds_them_all(
         ("Pi", ".pi/agent/sessions", 3),
         ("OpenHands", ".openhands/conversations", 10),
         ("OpenHands", ".openhands/sessions", 7),
+        ("OpenHands", ".openhands/v1_conversations", 3),
         ("Kimi CLI", ".kimi/sessions", 3),
         ("Antigravity CLI", ".gemini/antigravity-cli/brain", 2),
     ]

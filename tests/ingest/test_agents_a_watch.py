@@ -205,6 +205,20 @@ def test_a_new_conversation_folder_is_found_while_watching(svc, home: Path) -> N
             )
         )
         assert found_within(svc, "mushroom") < LIMIT
+        app = home / ".openhands/v1_conversations/9f8e7d6c5b4a39281706f5e4d3c2b1a0"
+        reply = {"role": "user", "content": [{"type": "text", "text": "and the lettuce cold frame?"}]}
+        (app / "dd00dd00-0000-4000-8000-000000000000.json").write_text(
+            json.dumps(
+                {
+                    "id": "dd00dd00",
+                    "timestamp": "2026-06-01T08:00:00",
+                    "source": "user",
+                    "kind": "MessageEvent",
+                    "llm_message": reply,
+                }
+            )
+        )
+        assert found_within(svc, "lettuce") < LIMIT  # the app server's layout: events beside each other
         kimi = home / ".kimi/sessions/3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b8c/99999999-9999-4999-8999-999999999999"
         kimi.mkdir()
         (kimi / "wire.jsonl").write_text('{"type": "metadata", "protocol_version": "1.2"}\n')

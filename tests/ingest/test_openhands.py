@@ -63,11 +63,25 @@ def test_file_store_layout_before_1_0() -> None:
     assert "pangolinguard" not in t.text and "Retrieving content" not in t.text and "All done!" not in t.text
 
 
+def test_app_server_folder_of_events_named_by_id_is_read_in_time_order() -> None:
+    [s], ctx = parse(ROOT / "v1_conversations" / "9f8e7d6c5b4a39281706f5e4d3c2b1a0")
+    assert ctx.warnings == [] and s.session_id == "openhands:9f8e7d6c5b4a39281706f5e4d3c2b1a0"
+    [t] = s.turns
+    assert t.text == (
+        "User: why does the greenhouse door sensor flap at dawn?\n\n"
+        "Assistant: Condensation on the reed switch: add a 30 second debounce."
+    )
+    event = next((ROOT / "v1_conversations" / "9f8e7d6c5b4a39281706f5e4d3c2b1a0").glob("*.json"))
+    with pytest.raises(UndetectedError, match="read with its conversation folder"):
+        detect_file(event)
+
+
 def test_the_folder_is_the_source_and_its_files_are_not(tmp_path: Path) -> None:
     sources, skipped = discover([ROOT])
     assert sorted((s.path.name, s.format) for s in sources) == [
         ("4c3b2a1f0e9d8c7b6a5f4e3d2c1b0a99", "openhands"),
         ("7f3e9a1c2b4d", "openhands"),
+        ("9f8e7d6c5b4a39281706f5e4d3c2b1a0", "openhands"),
     ]
     assert skipped == []  # settings.json and the folder's own files are passed over
     assert detect_file(CONV) == "openhands"

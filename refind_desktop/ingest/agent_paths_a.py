@@ -73,8 +73,17 @@ def classify(path: Path, posix: str) -> tuple[str | None, str | None]:
 
 
 def _kimi(path: Path, posix: str, name: str) -> tuple[str | None, str | None]:
-    """Kimi CLI: a session's context.jsonl is the source; rotated contexts and wire.jsonl go with it."""
+    """Kimi CLI: a session's context.jsonl is the source; rotated contexts and wire.jsonl go with it.
+    Kimi Code: a session's `agents/main/wire.jsonl` is the source; sub-agents' logs are not read."""
     folder = path.parent
+    if (
+        name == "wire.jsonl"
+        and folder.parent.name == "agents"
+        and (_KIMI_TREE.search(posix) or (folder.parent.parent / "state.json").is_file())
+    ):
+        if folder.name == "main":
+            return "kimi_cli", None
+        return None, "Kimi Code sub-agent log (what it found is in the main agent's log)"
     if name == "context.jsonl" and (_KIMI_CONTEXT.search(posix) or (folder / "wire.jsonl").is_file()):
         return "kimi_cli", None
     if ROTATED_CONTEXT.match(name) and (folder / "context.jsonl").is_file():

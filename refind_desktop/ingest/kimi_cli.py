@@ -9,7 +9,9 @@ opening messages that repeat the one before it are kept once. Context lines carr
 message gets the time of the `TurnBegin` record with the same text in `wire.jsonl` beside it (the
 UI's event log, `{timestamp, message: {type, payload}}`); turns without one take the time before
 them, and a session without any takes its context file's modification time. Sessions before
-session folders (`sessions/<hash>/<id>.jsonl`) are read the same way. Kept: user and assistant
+session folders (`sessions/<hash>/<id>.jsonl`) are read the same way. Kimi Code, its successor,
+keeps no context file: its `~/.kimi-code/sessions/<work dir>/<session>/agents/main/wire.jsonl`
+is read by `kimi_wire` (sub-agents' logs are left out). Kept: user and assistant
 text, tool calls with their output (marked). Dropped: the system prompt, `<system>` notes the CLI
 adds (checkpoint markers, tool status), thinking parts, the compaction summary.
 """
@@ -30,13 +32,19 @@ from .agent_openai import row_message, tool_outputs
 from .agent_paths_a import ROTATED_CONTEXT
 from .agent_text import first_line
 from .base import JsonlStats, Message, ParseContext, fill_turn_times, finish_session, iter_jsonl, pair_turns
+from .kimi_wire import title as wire_title
+from .kimi_wire import wire_messages
 
 _COMPACTED = "<system>Previous context has been compacted"
 _SYSTEM = re.compile(r"<system>(.*)</system>", re.S)
 
 
 def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
-    """Yield the session of one Kimi CLI context file (with its rotated predecessors)."""
+    """Yield the session of one Kimi CLI context file (with its rotated predecessors), or of one
+    Kimi Code main-agent log (`agents/main/wire.jsonl`, read by `kimi_wire`)."""
+    if path.name == "wire.jsonl":
+        yield from _agent_log(path, ctx)
+        return
     rows: list[dict[str, Any]] = []
     previous: list[dict[str, Any]] = []
     for file in [*_rotated(path), path]:
@@ -54,6 +62,25 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
         Session(
             session_id=f"kimi-cli:{sid}",
             title=next((first_line(m.text) for m in messages if m.role == "user"), ""),
+            participants=["user", "kimi"],
+            turns=pair_turns(messages),
+        )
+    )
+    if session is not None:
+        fill_turn_times(session.turns, session.started_at)
+        yield session
+
+
+def _agent_log(path: Path, ctx: ParseContext) -> Iterator[Session]:
+    """Kimi Code: `sessions/<work dir>/<session>/agents/main/wire.jsonl` (see `kimi_wire`)."""
+    messages, decoded = wire_messages(path, ctx, _text)
+    if not decoded and path.stat().st_size:
+        raise ParseError(f"{path}: no JSON lines; not a Kimi Code agent log, skipped")
+    sid = path.parents[2].name if len(path.parents) > 2 else path.parent.name
+    session = finish_session(
+        Session(
+            session_id=f"kimi-cli:{sid}",
+            title=wire_title(path) or next((first_line(m.text) for m in messages if m.role == "user"), ""),
             participants=["user", "kimi"],
             turns=pair_turns(messages),
         )

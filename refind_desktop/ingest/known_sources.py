@@ -109,9 +109,8 @@ def find_known_sources(
     app = sorted(openhands.glob("*/v1_conversations")) if openhands.is_dir() else []  # <user id>/
     for folder in [openhands / "conversations", openhands / "sessions", openhands / "v1_conversations", *app]:
         add("OpenHands", folder, "conversations (a folder of event files each)", _openhands)
-    kimis = (
-        [Path(env["KIMI_SHARE_DIR"])] if env.get("KIMI_SHARE_DIR") else [home / ".kimi", home / ".kimi-code"]
-    )
+    kimis = [Path(env["KIMI_SHARE_DIR"])] if env.get("KIMI_SHARE_DIR") else [home / ".kimi"]
+    kimis.append(Path(env["KIMI_CODE_HOME"]) if env.get("KIMI_CODE_HOME") else home / ".kimi-code")
     for kimi in kimis:
         add("Kimi CLI", kimi / "sessions", "session contexts (context.jsonl)", _kimi)
     for sub, tool in (
@@ -204,6 +203,8 @@ def _openhands(folder: str, name: str) -> bool:
 def _kimi(folder: str, name: str) -> bool:
     if name == "context.jsonl":
         return True  # a session folder (its rotated contexts and wire log are read with it)
+    if name == "wire.jsonl":  # Kimi Code: the main agent's log of a session
+        return os.path.basename(folder) == "main" and os.path.basename(os.path.dirname(folder)) == "agents"
     return name.endswith(".jsonl") and os.path.basename(os.path.dirname(folder)) == "sessions"
 
 

@@ -22,7 +22,7 @@ EXPECTED = {
     "copilot_cli": (3, 4, 1),
     "pi": (2, 4, 1),
     "openhands": (3, 4, 0),
-    "kimi_cli": (2, 4, 1),
+    "kimi_cli": (4, 8, 1),
     "antigravity": (1, 2, 1),
 }
 
@@ -61,6 +61,7 @@ def test_turns_are_searchable_and_system_prompts_are_not(svc, tmp_path: Path) ->
         "rotate greenhouse logs weekly": "pi:0b7e1f2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b",
         "compost bin Celsius": "openhands:4c3b2a1f0e9d8c7b6a5f4e3d2c1b0a99",
         "sensors report humidity": "kimi-cli:8e1d2c3b-4a59-4687-9a0b-1c2d3e4f5a6b",
+        "tomato bed dry Mondays": "kimi-cli:session_2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f",  # Kimi Code
         "dark mode toggle settings": "antigravity:b7c8d9e0-f1a2-4b3c-8d4e-5f6a7b8c9d0e",
         "trim-hedges": "openhands:7f3e9a1c2b4d",  # only in a tool output of the pre-1.0 layout
         "reed switch debounce": "openhands:9f8e7d6c5b4a39281706f5e4d3c2b1a0",  # the app server's layout
@@ -68,7 +69,15 @@ def test_turns_are_searchable_and_system_prompts_are_not(svc, tmp_path: Path) ->
     for query, sid in expect.items():
         blocks = svc.engine.search(query)
         assert blocks and blocks[0].session_id == sid, (query, [b.session_id for b in blocks[:3]])
-    for word in ("quokkaframe", "marmotline", "pangolinguard", "wombatvault", "capybaraunits"):
+    for word in (
+        "quokkaframe",
+        "marmotline",
+        "pangolinguard",
+        "wombatvault",
+        "capybaraunits",
+        "ocelotrule",
+        "ibexledger",
+    ):
         assert not svc.engine.search(word), word  # system prompts, skill text, history recaps
     assert {r.format for r in svc.catalog.iter_sessions()} >= set(FORMATS)
 
@@ -99,6 +108,7 @@ def test_discovery_on_a_home_with_every_agent_finds_them_all(
         ("OpenHands", ".openhands/sessions", 7),
         ("OpenHands", ".openhands/v1_conversations", 3),
         ("Kimi CLI", ".kimi/sessions", 3),
+        ("Kimi CLI", ".kimi-code/sessions", 2),
         ("Antigravity CLI", ".gemini/antigravity-cli/brain", 2),
     ]
     assert all(s.kind == "agent" and s.size > 0 for s in found)

@@ -228,6 +228,19 @@ def test_a_new_conversation_folder_is_found_while_watching(svc, home: Path) -> N
             {"role": "user", "content": "prune the quince tree when"},
         )
         assert found_within(svc, "quince") < LIMIT
+        code = home / ".kimi-code/sessions/wd_orchard_5e6f7a8b9c0d/session_new/agents/main/wire.jsonl"
+        code.parent.mkdir(parents=True)
+        prompt = {
+            "role": "user",
+            "content": [{"type": "text", "text": "repot the chili plants"}],
+            "origin": {"kind": "user"},
+        }
+        append(
+            code,
+            {"type": "metadata", "protocol_version": "1.4"},
+            {"type": "context.append_message", "message": prompt},
+        )
+        assert found_within(svc, "chili") < LIMIT  # a Kimi Code session started while watching
         assert w.wait_idle(30)
         sessions = {r.sid for r in svc.catalog.iter_sessions()}
         assert {

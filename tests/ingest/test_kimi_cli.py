@@ -124,3 +124,57 @@ def test_failed_tool_call_keeps_its_error_and_drops_status_notes(tmp_path: Path)
         "[tool: Shell] command=ls /root\n[tool output]\n[error] Command failed with exit code: 2.\nls: cannot"
         in (s.turns[0].text)
     )
+
+
+CODE = (
+    Path(__file__).resolve().parents[1]
+    / "fixtures"
+    / "kimi_cli"
+    / ".kimi-code"
+    / "sessions"
+    / "wd_orchard_5e6f7a8b9c0d"
+)
+MAIN = CODE / "session_2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f" / "agents" / "main" / "wire.jsonl"
+RESUMED = CODE / "session_3d4e5f6a-7b8c-4d9e-8f0a-2b3c4d5e6f7a" / "agents" / "main" / "wire.jsonl"
+
+
+def test_kimi_code_main_agent_log_keeps_prompts_replies_tools_and_times() -> None:
+    [s], ctx = parse(MAIN)
+    assert ctx.warnings == []
+    assert s.session_id == "kimi-cli:session_2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f"
+    assert s.title == "Dry tomato bed on Mondays"  # state.json
+    first, second = s.turns
+    assert first.text == (
+        "User: why is the tomato bed soil so dry on Mondays?\n\nAssistant: I'll check the watering schedule."
+        "\n\n[tool: Bash] command=crontab -l\n[tool output]\n0 6 * * 2-7 water-beds --zone tomato\n"
+        "[end tool output]\n\nThe cron line runs on days 2-7 only, so Monday is skipped; use * for the day of week."
+    )
+    assert first.timestamp == datetime.fromtimestamp(1781251200.011, tz=UTC)  # the record's own time
+    assert second.text == (
+        "User: change it and water at 5 instead\n\nAssistant: Done: the line is now 0 5 * * * water-beds --zone tomato."
+    )
+    text = first.text + second.text
+    for absent in ("ibexledger", "ocelotrule", "probably the cron day range", "subagent"):
+        assert absent not in text  # injected reminders, the system prompt, thinking, a sub-agent's log
+
+
+def test_kimi_code_log_folded_into_a_snapshot_on_resume_keeps_its_turns() -> None:
+    [s], _ = parse(RESUMED)
+    assert [t.text.split("\n")[0] for t in s.turns] == [
+        "User: list the beds that need mulch",
+        "User: order straw for those beds",
+    ]
+    assert s.turns[0].text.endswith("Beds 2, 5 and 9 need mulch before the heat wave.")
+
+
+def test_kimi_code_paths_main_agent_read_sub_agents_not(tmp_path: Path) -> None:
+    assert detect_file(MAIN) == "kimi_cli"
+    sub = MAIN.parents[1] / "agent-1" / "wire.jsonl"
+    with pytest.raises(UndetectedError, match="sub-agent log"):
+        detect_file(sub)
+    assert agent_paths.ignored(sub) and agent_paths.ignored(MAIN.parents[2] / "state.json")
+    moved = tmp_path / "home" / "sessions" / "wd" / "s1" / "agents" / "main" / "wire.jsonl"  # KIMI_CODE_HOME
+    moved.parent.mkdir(parents=True)
+    moved.write_bytes(MAIN.read_bytes())
+    (moved.parents[2] / "state.json").write_text("{}")
+    assert detect_file(moved) == "kimi_cli"

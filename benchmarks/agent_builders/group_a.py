@@ -141,6 +141,39 @@ def build_kimi_cli(folder: Path, sessions: int, exchanges: int, text: Callable[[
     return folder
 
 
+def build_kimi_code(folder: Path, sessions: int, exchanges: int, text: Callable[[], str]) -> Path:
+    """`~/.kimi-code/sessions/<work dir>/<session>/agents/main/wire.jsonl` with state.json."""
+    root = folder / ".kimi-code" / "sessions" / "wd_app_3f2a1b0c9d8e"
+    for s in range(sessions):
+        sid, t = f"session_{_ids('kimi-code', s)}", int((START + timedelta(hours=3 * s)).timestamp() * 1000)
+        rows: list[dict] = [{"type": "metadata", "protocol_version": "1.4", "created_at": t}]
+        for i in range(exchanges):
+            at, prompt = t + 120_000 * i, [{"type": "text", "text": text()}]
+            message = {"role": "user", "content": prompt, "origin": {"kind": "user"}, "toolCalls": []}
+            rows += [
+                {"type": "turn.prompt", "input": prompt, "origin": {"kind": "user"}, "time": at},
+                {"type": "context.append_message", "message": message, "time": at + 1},
+                {
+                    "type": "context.append_loop_event",
+                    "event": {"type": "step.begin", "turnId": str(i)},
+                    "time": at + 2,
+                },
+                {
+                    "type": "context.append_loop_event",
+                    "event": {
+                        "type": "content.part",
+                        "turnId": str(i),
+                        "part": {"type": "text", "text": text()},
+                    },
+                    "time": at + 3,
+                },
+                {"type": "turn.ended", "reason": "completed", "time": at + 4},
+            ]
+        _jsonl(root / sid / "agents" / "main" / "wire.jsonl", rows)
+        (root / sid / "state.json").write_text(json.dumps({"title": f"session {s}"}), encoding="utf-8")
+    return folder
+
+
 def build_antigravity(folder: Path, sessions: int, exchanges: int, text: Callable[[], str]) -> Path:
     """`~/.gemini/antigravity-cli/brain/<id>/.system_generated/logs/transcript_full.jsonl`."""
     brain = folder / ".gemini" / "antigravity-cli" / "brain"
@@ -179,5 +212,6 @@ BUILDERS = {
     "pi": build_pi,
     "openhands": build_openhands,
     "kimi_cli": build_kimi_cli,
+    "kimi_code": build_kimi_code,
     "antigravity": build_antigravity,
 }

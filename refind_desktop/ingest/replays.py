@@ -4,10 +4,11 @@
 session it resumes, with their `uuid`s and times, then goes on; a forked Codex session replays its
 parent's lines the same way, and a Pi `/fork` copies its parent's entries with their ids and times.
 For the formats whose turn ids name a turn across files (`TOOLS`), `drop_replayed` removes from a
-parsed session every turn that another session of the same tool holds and that came first there (`transcripts.rank`: the transcript that ends first; a replay goes
-on after what it replays), links the session to the one it continues, and records its turn ids.
-When the new session is the earlier one (its file was read after the replay's), the sessions that
-held its turns are listed in `Replay.redo`: the ingestor reads them again and they lose those turns.
+parsed session every turn that another session of the same tool holds and that came first there
+(`transcripts.rank`: the transcript that ends first; a replay goes on after what it replays), links
+the session to the one it continues, and records its turn ids. When the new session is the earlier
+one (its file was read after the replay's), the sessions that held its turns are listed in
+`Replay.redo`: the ingestor reads them again and they lose those turns.
 The result does not depend on the order the files are read in.
 """
 

@@ -2,8 +2,9 @@
 
 `agent_paths.py` asks these after its own rules: `classify` (a format from the path, or why a file
 is read with another one), `ignored` (files of these agents' folders that are not chats), `pruned`
-(their folders that never hold a chat) and `folder_source` (an OpenHands conversation folder is one
-source: the session is its `events/` files, so a new event file re-reads that folder).
+(their folders that never hold a chat) and `folder_source`: an OpenHands conversation folder, or an
+Antigravity conversation's `logs` folder, is one source, so a new or grown file in it re-reads that
+folder, and a conversation whose full transcript appears after its compact one is not read twice.
 """
 
 from __future__ import annotations
@@ -61,9 +62,7 @@ def classify(path: Path, posix: str) -> tuple[str | None, str | None]:
     if kimi != (None, None):
         return kimi
     if _ANTIGRAVITY.search(posix):
-        if name == "transcript.jsonl" and (path.parent / "transcript_full.jsonl").is_file():
-            return None, "Antigravity compact transcript (transcript_full.jsonl beside it is read instead)"
-        return "antigravity", None
+        return None, f"Antigravity transcript (read with its conversation's logs folder {path.parent})"
     if (
         _OPENHANDS_EVENT.match(name) and path.parent.name == "events" and folder_source(path.parent.parent)
     ) or (name.endswith(".json") and path.parent.parent.name == OPENHANDS_APP_DIR):
@@ -98,7 +97,7 @@ def _kimi(path: Path, posix: str, name: str) -> tuple[str | None, str | None]:
 def ignored(path: Path, posix: str, reason: str | None) -> bool:
     """Files inside these agents' folders that are no chat of their own (settings, logs, side files)."""
     if reason and (
-        path.name in ("wire.jsonl", "transcript.jsonl")
+        path.name in ("wire.jsonl", "transcript.jsonl", "transcript_full.jsonl")
         or ROTATED_CONTEXT.match(path.name)
         or _OPENHANDS_EVENT.match(path.name)
         or path.parent.parent.name == OPENHANDS_APP_DIR
@@ -130,6 +129,20 @@ def pruned(folder: Path, posix: str) -> bool:
 
 
 def folder_source(folder: Path) -> str | None:
+    """The format of a folder that is one session: an OpenHands conversation, or an Antigravity
+    conversation's `logs` folder (its full and compact transcripts are one conversation)."""
+    if (
+        folder.name == "logs"
+        and folder.parent.name == ".system_generated"
+        and folder.parent.parent.parent.name == "brain"
+    ):
+        if (folder / "transcript_full.jsonl").is_file() or (folder / "transcript.jsonl").is_file():
+            return "antigravity"
+        return None
+    return _openhands_folder(folder)
+
+
+def _openhands_folder(folder: Path) -> str | None:
     """`openhands` for an OpenHands conversation folder (`base_state.json` and/or `events/`), else None.
 
     1.x (CLI and SDK): `<conversations>/<id>/base_state.json` + `events/event-NNNNN-<uuid>.json`;

@@ -4,8 +4,9 @@ Each line is a step `{step_index, source, type, status, content, created_at, thi
 tool_calls}`. `USER_INPUT` steps hold the user's text inside `<USER_REQUEST>` tags (with
 metadata around it), `PLANNER_RESPONSE` steps the model's reply and the tool calls it declares;
 the steps after it (`VIEW_FILE`, `RUN_COMMAND`, `CODE_ACTION`, ...) are those calls' results, in
-order. `transcript_full.jsonl` is read where it exists (the compact `transcript.jsonl` is cut at
-checkpoints). The IDE's `~/.gemini/antigravity/brain/` has the same layout. Kept: the user request,
+order. The `logs` folder is the source: its `transcript_full.jsonl` is read where it exists (the
+compact `transcript.jsonl` is cut at checkpoints), so the conversation is read once whichever of the
+two appears first. The IDE's `~/.gemini/antigravity/brain/` has the same layout. Kept: the user request,
 the model's text, tool calls with their results (marked), model errors. Dropped: thinking, system
 messages, checkpoints and conversation-history recaps, the metadata around the user request.
 """
@@ -46,7 +47,13 @@ class _Reply:
 
 
 def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
-    """Yield the conversation of one Antigravity transcript."""
+    """Yield the conversation of an Antigravity `logs` folder (its full transcript, else the compact
+    one), or of one transcript file (a copy outside the brain folder)."""
+    if path.is_dir():
+        full = path / "transcript_full.jsonl"
+        path = full if full.is_file() else path / "transcript.jsonl"
+        if not path.is_file():
+            raise ParseError(f"{path.parent}: an Antigravity logs folder without a transcript; skipped")
     stats = JsonlStats()
     steps = [s for _, s in iter_jsonl(path, ctx, stats) if isinstance(s, dict)]
     if not stats.valid:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -56,11 +57,31 @@ def test_full_transcript_turns_tools_and_times() -> None:
         assert absent not in text  # metadata, history recap, system message, thinking, unknown notices
 
 
-def test_compact_transcript_is_left_to_the_full_one() -> None:
-    with pytest.raises(UndetectedError, match="transcript_full.jsonl beside it is read instead"):
-        detect_file(LOGS / "transcript.jsonl")
-    assert agent_paths.ignored(LOGS / "transcript.jsonl")
-    assert detect_file(LOGS / "transcript_full.jsonl") == "antigravity"
+def test_the_logs_folder_is_the_source_and_prefers_the_full_transcript() -> None:
+    assert detect_file(LOGS) == "antigravity"
+    for name in ("transcript.jsonl", "transcript_full.jsonl"):
+        with pytest.raises(UndetectedError, match="read with its conversation's logs folder"):
+            detect_file(LOGS / name)
+        assert agent_paths.ignored(LOGS / name)
+    [s], _ = parse(LOGS)
+    assert len(s.turns) == 2 and "ThemeToggle" in s.turns[0].text  # only the full transcript has step 4
+
+
+def test_a_full_transcript_that_appears_after_the_compact_one_is_not_a_second_copy(tmp_path: Path) -> None:
+    from refind_desktop.services import build_services
+
+    logs = tmp_path / "brain" / "b7c8d9e0-f1a2-4b3c-8d4e-5f6a7b8c9d0e" / ".system_generated" / "logs"
+    logs.mkdir(parents=True)
+    shutil.copy(LOGS / "transcript.jsonl", logs / "transcript.jsonl")
+    svc = build_services()
+    try:
+        svc.ingestor.ingest([tmp_path])
+        shutil.copy(LOGS / "transcript_full.jsonl", logs / "transcript_full.jsonl")
+        svc.ingestor.ingest([tmp_path])
+        assert svc.catalog.totals()["formats"]["antigravity"] == {"files": 1, "sessions": 1, "turns": 2}
+        assert svc.engine.search("ThemeToggle")
+    finally:
+        svc.close()
 
 
 def test_broken_transcript_is_a_clear_skip() -> None:

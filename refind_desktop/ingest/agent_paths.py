@@ -11,10 +11,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from . import agent_paths_b
+from . import agent_paths_a, agent_paths_b
 from .sqlite_ro import SIDE_FILES
 
 AGENT_FORMATS = ("gemini_cli", "cursor", "aider", "cline", "opencode", "copilot_chat", "continue_dev")
+# -- group A (Copilot CLI, Pi, OpenHands, Kimi CLI, Antigravity): rules in agent_paths_a.py --
+AGENT_FORMATS += ("copilot_cli", "pi", "openhands", "kimi_cli", "antigravity")
 AGENT_FORMATS += agent_paths_b.FORMATS  # Qwen Code, Factory Droid, Amp, Cursor agent transcripts
 AGENT_FORMATS += ("crush", "goose", "zed", "warp")  # group C: agents that keep their chats in SQLite
 
@@ -50,6 +52,7 @@ _SNIFF = (
     ("cline", re.compile(r'^\[\s*\{\s*"ts"\s*:\s*\d+\s*,\s*"type"\s*:\s*"(?:say|ask)"')),
     ("opencode", re.compile(r'^\{(?=[\s\S]*"id"\s*:\s*"ses_)(?=[\s\S]*"(?:projectID|directory)"\s*:)')),
 )
+_SNIFF += agent_paths_a.SNIFF  # group A
 
 
 def classify(path: Path) -> tuple[str | None, str | None]:
@@ -105,7 +108,7 @@ def classify(path: Path) -> tuple[str | None, str | None]:
         if (path.parents[3] / "opencode.db").is_file():
             return None, "OpenCode session from before its move to opencode.db (the database is read instead)"
         return "opencode", None
-    return None, None
+    return agent_paths_a.classify(path, posix)  # group A
 
 
 def sniff(text: str) -> str | None:
@@ -142,6 +145,7 @@ def ignored(path: Path) -> bool:
         or _VSCODE_STORAGE.search(posix)
         or _CONTINUE.search(posix)
         or _sqlite_agent_ignored(path)
+        or agent_paths_a.ignored(path, posix, reason)  # group A
     )
 
 
@@ -157,9 +161,14 @@ def pruned(folder: Path) -> bool:
         return folder.name in _OPENCODE_PRUNE
     if folder.parent.parent.name == "tasks" and folder.name == "checkpoints":
         return True
-    if _sqlite_agent_pruned(folder):
+    if _sqlite_agent_pruned(folder) or agent_paths_a.pruned(folder, posix):  # group A
         return True
     return bool(_GEMINI_TREE.search(posix + "/") and folder.name == "checkpoints")
+
+
+def folder_source(folder: Path) -> str | None:
+    """The agent format of a folder that is one session (its events are files inside), or None."""
+    return agent_paths_a.folder_source(folder)  # group A: OpenHands conversations
 
 
 def _task_extensions() -> set[str]:

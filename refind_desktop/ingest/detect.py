@@ -61,6 +61,8 @@ def detect_file(path: Path, limits: Limits | None = None) -> str:
         if path.is_dir():
             if is_slack_dir(path):
                 return "slack"
+            if folder_fmt := agent_paths.folder_source(path):
+                return folder_fmt  # an OpenHands conversation folder
             raise UndetectedError(
                 path,
                 "folder that is not a Slack export (no channels.json + users.json "

@@ -119,6 +119,37 @@ def agent_places(
         "chat sessions (*.json)",
         lambda d, n: n.endswith(".json") and n != "sessions.json",
     )
+    # -- group A: Copilot CLI, Pi, OpenHands, Kimi CLI, Antigravity (same paths on macOS and Windows) --
+    copilot = Path(env["COPILOT_HOME"]) if env.get("COPILOT_HOME") else home / ".copilot"
+    yield ("Copilot CLI", copilot / "session-state", "session event logs (events.jsonl)", _suffix(".jsonl"))
+    yield (
+        "Copilot CLI",
+        copilot / "history-session-state",
+        "sessions of early versions (*.json)",
+        _suffix(".json"),
+    )
+    pi = Path(env["PI_CODING_AGENT_DIR"]) if env.get("PI_CODING_AGENT_DIR") else home / ".pi" / "agent"
+    yield ("Pi", pi / "sessions", "session files (*.jsonl)", _pi)
+    openhands = home / ".openhands"
+    app = sorted(openhands.glob("*/v1_conversations")) if openhands.is_dir() else []  # <user id>/
+    for folder in [openhands / "conversations", openhands / "sessions", openhands / "v1_conversations", *app]:
+        yield ("OpenHands", folder, "conversations (a folder of event files each)", _openhands)
+    kimis = [Path(env["KIMI_SHARE_DIR"])] if env.get("KIMI_SHARE_DIR") else [home / ".kimi"]
+    kimis.append(Path(env["KIMI_CODE_HOME"]) if env.get("KIMI_CODE_HOME") else home / ".kimi-code")
+    for kimi in kimis:
+        yield ("Kimi CLI", kimi / "sessions", "session contexts (context.jsonl)", _kimi)
+    for sub, tool in (
+        ("antigravity-cli", "Antigravity CLI"),
+        ("antigravity", "Antigravity"),
+        ("antigravity-ide", "Antigravity"),
+    ):
+        yield (
+            tool,
+            home / ".gemini" / sub / "brain",
+            "conversation transcripts (transcript*.jsonl)",
+            _antigravity,
+        )
+    # -- end of group A --
     for editor, user in _editor_dirs(home, env, system, every_editor):
         if editor == "Cursor":
             yield (
@@ -200,6 +231,29 @@ def _gemini(folder: str, name: str) -> bool:
 
 def _opencode(folder: str, name: str) -> bool:
     return name.endswith(".json") and os.path.basename(os.path.dirname(folder)) == "session"
+
+
+def _pi(folder: str, name: str) -> bool:
+    return name.endswith(".jsonl") and os.path.basename(folder) != "subagent-artifacts"
+
+
+def _openhands(folder: str, name: str) -> bool:
+    parent = os.path.basename(os.path.dirname(folder))
+    return name.endswith(".json") and (os.path.basename(folder) == "events" or parent == "v1_conversations")
+
+
+def _kimi(folder: str, name: str) -> bool:
+    if name == "context.jsonl":
+        return True  # a session folder (its rotated contexts and wire log are read with it)
+    if name == "wire.jsonl":  # Kimi Code: the main agent's log of a session
+        return os.path.basename(folder) == "main" and os.path.basename(os.path.dirname(folder)) == "agents"
+    return name.endswith(".jsonl") and os.path.basename(os.path.dirname(folder)) == "sessions"
+
+
+def _antigravity(folder: str, name: str) -> bool:
+    if name == "transcript.jsonl":  # the compact transcript, where no full one replaces it
+        return not os.path.isfile(os.path.join(folder, "transcript_full.jsonl"))
+    return name == "transcript_full.jsonl"
 
 
 def _copilot(folder: str, name: str) -> bool:

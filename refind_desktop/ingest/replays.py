@@ -2,7 +2,8 @@
 
 `claude --resume` writes a new transcript (new session id) that first replays the turns of the
 session it resumes, with their `uuid`s and times, then goes on; a forked Codex session replays its
-parent's lines the same way, and so does a Qwen Code `/branch`. For the formats whose turn ids name a turn across files (`TOOLS`),
+parent's lines the same way, a Qwen Code `/branch` too, and a Pi `/fork` copies its parent's entries
+with their ids and times. For the formats whose turn ids name a turn across files (`TOOLS`),
 `drop_replayed` removes from a parsed session every turn that another session of the same tool
 holds and that came first there (`transcripts.rank`: the transcript that ends first; a replay goes
 on after what it replays), links the session to the one it continues, and records its turn ids.
@@ -19,7 +20,7 @@ from ..index.catalog import Catalog
 from ..index.transcripts import rank
 from ..types import Session
 
-TOOLS = {"claude_code": "claude_code", "codex": "codex"}
+TOOLS = {"claude_code": "claude_code", "codex": "codex", "pi": "pi"}
 TOOLS["qwen_code"] = "qwen_code"  # `/branch` copies a chat's records, uuids kept, into a new session file
 """Formats whose turn ids are transcript ids (format -> tool); other formats are left alone."""
 

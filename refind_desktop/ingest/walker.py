@@ -69,7 +69,7 @@ WHATSAPP_MEDIA = re.compile(r"^(?:\d{8}-[A-Z]+-\d{4}-\d{2}-\d{2}-|(?:IMG|VID|AUD
 
 @dataclass(frozen=True)
 class Source:
-    """Something to parse: a file, a .zip (ChatGPT/Claude.ai export) or a Slack export folder."""
+    """Something to parse: a file, a .zip (ChatGPT/Claude.ai export), a Slack export or OpenHands folder."""
 
     path: Path
     format: str
@@ -143,9 +143,10 @@ def discover_within(
             continue
         folder, context = Path(root), ""
         for i, part in enumerate(parts):
-            if is_slack_dir(folder):
+            fmt = "slack" if is_slack_dir(folder) else agent_paths.folder_source(folder)
+            if fmt:
                 if walker._once(folder):
-                    walker.sources.append(Source(folder, "slack"))
+                    walker.sources.append(Source(folder, fmt))
                 break
             if folder not in names:
                 try:
@@ -216,8 +217,9 @@ class _Walker:
     def walk_dir(self, path: Path, context: str) -> None:
         if not self._once(path):
             return
-        if is_slack_dir(path):
-            self.sources.append(Source(path, "slack"))
+        fmt = "slack" if is_slack_dir(path) else agent_paths.folder_source(path)
+        if fmt:
+            self.sources.append(Source(path, fmt))  # a Slack export, an OpenHands conversation
             return
         try:
             with os.scandir(path) as it:

@@ -28,13 +28,16 @@ def main(argv: list[str] | None = None) -> int:
     from refind_desktop.cli.evalcmd import qa_runner, services_factory
     from refind_desktop.config import load_settings
     from refind_desktop.errors import RefindError
+    from refind_desktop.eval.baselines import RUNNERS
     from refind_desktop.eval.exportqa import SAMPLES, run_export
     from refind_desktop.modes import mode_names
     from refind_desktop.terminal import printable
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("folder", type=Path, help="the set: export files and questions.json")
-    ap.add_argument("--mode", default="refind", choices=mode_names())
+    # the references of eval/baselines.py run here too, except the oracle (an export set has no turn ids)
+    references = tuple(name for name in RUNNERS if name != "oracle")
+    ap.add_argument("--mode", default="refind", choices=(*mode_names(), *references))
     ap.add_argument("--backend", default=None, help="llama (default from settings), openai, or scripted")
     ap.add_argument("--model", default=None, metavar="NAME|PATH")
     ap.add_argument("--limit", type=int, default=None, metavar="N")

@@ -7,7 +7,8 @@ returns the path to ingest. The same number of Claude Code sessions with the sam
 beside it. Both are ingested with refind's real `Ingestor` into fresh data folders, one after the
 other in this run, so the ratio holds on a loaded machine. Prints, per agent: bytes on disk, turns
 indexed, wall and CPU seconds, MB/s, turns/s, and the ratio of its seconds per MB to Claude Code's
-(the goal is at most 2.0). Example:
+(the goal is at most 2.0), and of its seconds per turn (the same sessions and words: a compressed
+store is smaller on disk for the same chat). Example:
 
     python benchmarks/agent_readers_bench.py --sessions 200 --exchanges 10
     python benchmarks/agent_readers_bench.py --only pi,amp --json out.json
@@ -104,7 +105,15 @@ def measure(name: str, build: Builder, work: Path, sessions: int, exchanges: int
         row["mb_s"] = round(mb / max(row["wall_s"], 1e-6), 2)
         row["turns_s"] = round(row["turns"] / max(row["wall_s"], 1e-6))
     ratio = (ours["wall_s"] / max(ours["bytes"], 1)) / (ref["wall_s"] / max(ref["bytes"], 1))
-    return {"agent": name, "reader": ours, "claude_code": ref, "s_per_mb_ratio": round(ratio, 2)}
+    # the same sessions, turns and words: a compressed store (Zed's zstd) is smaller on disk for the same chat
+    per_turn = (ours["wall_s"] / max(ours["turns"], 1)) / (ref["wall_s"] / max(ref["turns"], 1))
+    return {
+        "agent": name,
+        "reader": ours,
+        "claude_code": ref,
+        "s_per_mb_ratio": round(ratio, 2),
+        "s_per_turn_ratio": round(per_turn, 2),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -132,13 +141,17 @@ def main(argv: list[str] | None = None) -> int:
             print(
                 f"{name:16} {r['bytes'] / 1e6:7.2f} MB {r['turns']:6} turns {r['wall_s']:7.2f} s "
                 f"({r['mb_s']:6.2f} MB/s) | claude_code {c['bytes'] / 1e6:7.2f} MB {c['turns']:6} turns "
-                f"{c['wall_s']:7.2f} s ({c['mb_s']:6.2f} MB/s) | s/MB ratio {row['s_per_mb_ratio']:.2f}",
+                f"{c['wall_s']:7.2f} s ({c['mb_s']:6.2f} MB/s) | s/MB ratio {row['s_per_mb_ratio']:.2f} "
+                f"| s/turn ratio {row['s_per_turn_ratio']:.2f}",
                 flush=True,
             )
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2))
     worst = max((r["s_per_mb_ratio"] for r in rows), default=0.0)
-    print(f"worst s/MB ratio against Claude Code: {worst:.2f} (goal <= 2.0)")
+    worst_turn = max((r["s_per_turn_ratio"] for r in rows), default=0.0)
+    print(
+        f"worst ratio against Claude Code: {worst:.2f} by seconds per MB on disk, {worst_turn:.2f} by seconds per turn"
+    )
     return 0
 
 

@@ -56,6 +56,10 @@ def cmd_ingest_all(args: argparse.Namespace, run_ingest: Callable, print_ingest_
             )
         local = [Path(p) for p in svc.settings.sources]
         roots = [*local, *mirror_roots(data)]
+        if not roots and results:  # every remote failed before its first pull: nothing to read yet
+            if quiet:
+                print_json({"remotes": [r.to_json() for r in results]})
+            return RemoteError.exit_code if any(not r.ok for r in results) else 0
         if not roots:
             raise NotFoundError(
                 "nothing to ingest: name files or folders (`refind ingest PATH`), record this machine's "

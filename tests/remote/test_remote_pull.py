@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from helpers.claude import PROJECT, claude_lines, claude_session
-from helpers.sshd import SshServer, free_port
+from helpers.sshd import SshServer, free_port, skip_without_openssh
 
 from refind_desktop import locations
 from refind_desktop.cli import main
@@ -194,6 +194,7 @@ def test_refused_key_and_unknown_host_key_are_named(sshd: SshServer, home: Path,
 def test_silent_port_times_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import socket
 
+    skip_without_openssh()
     with socket.socket() as s:  # accepts TCP (the kernel's backlog) but never says a word of SSH
         s.bind(("127.0.0.1", 0))
         s.listen(1)
@@ -353,3 +354,14 @@ def test_pull_all_records_each_host_and_skips_the_rest_of_a_down_host(
     status = store.status()
     assert status[sshd.host_key].ok and status[sshd.host_key].files == 1
     assert not status[f"me@127.0.0.1:{dead}"].ok
+
+
+def test_first_pull_of_a_down_host_says_so(capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    skip_without_openssh()
+    monkeypatch.setenv("REFIND_SSH_CONFIG", "/dev/null")  # not the person's ~/.ssh/config
+    dead = free_port()
+    RemoteStore(locations.data_dir()).add(parse_remote(f"ssh://me@127.0.0.1:{dead}/~/.claude/projects"))
+    code, out, _ = ingest(capsys)
+    assert code == 10 and "connection refused" in out["remotes"][0]["error"]
+    assert main(["ingest"]) == 10
+    assert f"FAILED me@127.0.0.1:{dead}" in capsys.readouterr().err

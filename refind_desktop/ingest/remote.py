@@ -163,7 +163,7 @@ _FAILURES = (
     ),
     ("remote host identification has changed", "its host key has changed: check it, then fix known_hosts"),
     (
-        "permission denied",
+        r"permission denied \((?:publickey|password|keyboard|gssapi|hostbased)",
         "the key was refused: `ssh {who}` must log in with a key or agent, without a password",
     ),
     ("connection refused", "connection refused (no SSH server on that port?)"),
@@ -182,7 +182,7 @@ def failure_reason(stderr: str, spec: RemoteSpec) -> str | None:
     """A short human reason for an SSH-level failure in `stderr`, or None when it names none."""
     low = stderr.lower()
     for needle, text in _FAILURES:
-        if needle in low:
+        if re.search(needle, low):
             who = spec.host_key if not spec.port else f"-p {spec.port} {spec.host_key.rsplit(':', 1)[0]}"
             return text.format(who=who)
     return None

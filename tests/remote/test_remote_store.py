@@ -101,6 +101,11 @@ def test_ssh_failures_get_a_short_reason(stderr: str, words: str) -> None:
     assert words in failure_reason(stderr, parse_remote("ssh://me@box:2222/~/x"))
 
 
+def test_an_unreadable_remote_file_is_not_a_refused_key() -> None:
+    err = 'rsync: [sender] send_files failed to open "/x/a.jsonl": Permission denied (13)'
+    assert failure_reason(err, parse_remote("ssh://me@box/~/x")) is None
+
+
 def test_only_plain_names_from_the_server_become_paths() -> None:
     assert safe_name(b"session.jsonl") and safe_name("café".encode())
     for bad in (b"", b".", b"..", b"a/b", b"../x", b"x\x00y", b"x\ny", b"\x1b[31m"):

@@ -35,6 +35,7 @@ from pathlib import Path, PurePosixPath
 from ..errors import RefindError
 from ..terminal import printable
 from . import remote_sftp
+from .remote_pending import add_pending
 from .remote_spec import RemoteSpec, parse_remote
 from .remote_store import HostStatus, RemoteStore, now_iso
 
@@ -107,6 +108,8 @@ class PullResult:
     mirror: Path | None = None
     reachable: bool = True
     """False when no connection was made (the host's other sources are not tried)."""
+    changed: list[Path] | None = None
+    """The mirror files this pull wrote, when it knows them all (None: walk the mirror to find them)."""
 
     def to_json(self) -> dict:
         """Plain dict for `--json` output."""
@@ -244,6 +247,7 @@ def rsync_argv(spec: RemoteSpec, dest: Path, work: Path, transport: Transport) -
         "--chmod=D700,F600",
         f"--timeout={max(1, int(transport.timeout))}",
         "--stats",
+        f"--out-format={_NAMED}%n",  # one line per file written, to ingest just those
         "-e",
         ssh,
     ]
@@ -253,6 +257,17 @@ def rsync_argv(spec: RemoteSpec, dest: Path, work: Path, transport: Transport) -
         argv.append(f"--bwlimit={transport.bwlimit_kb}")
     who = f"{spec.user}@{spec.host}" if spec.user else spec.host
     return [*argv, "--", f"{who}:{remote_path(spec).rstrip('/')}/", f"{dest}/"]
+
+
+_NAMED = ">>refind>>"
+
+
+def _written(out: str, dest: Path) -> list[Path] | None:
+    """The files rsync's `--out-format` lines name (folders left out); None when a name was escaped."""
+    names = [ln[len(_NAMED) :] for ln in out.splitlines() if ln.startswith(_NAMED)]
+    if any("\\#" in n for n in names):  # rsync wrote an unprintable byte as \#ooo: walk instead
+        return None
+    return [dest / n for n in names if n and not n.endswith("/")]
 
 
 def _rsync_quote(arg: str) -> str:
@@ -272,7 +287,9 @@ def _rsync_pull(spec: RemoteSpec, dest: Path, work: Path, transport: Transport, 
     files = _stat_number(out, "Number of regular files transferred")
     got = _stat_number(out, "Total bytes received")
     if code in (0, 24):  # 24: a file vanished while the list was sent (an agent cleaning up): fine
-        return PullResult(spec, True, None, files, got, method="rsync", mirror=dest)
+        return PullResult(
+            spec, True, None, files, got, method="rsync", mirror=dest, changed=_written(out, dest)
+        )
     if cancel is not None and cancel.is_set():
         return PullResult(spec, False, "stopped before the pull finished", files, got, method="rsync")
     if "change_dir" in err or "link_stat" in err:  # the remote rsync ran: the folder is not there
@@ -331,7 +348,9 @@ def _sftp_pull(spec: RemoteSpec, dest: Path, work: Path, transport: Transport, c
             return PullResult(
                 spec, False, printable(str(exc), one_line=True)[:200], tally.files, tally.bytes, method="sftp"
             )
-        return PullResult(spec, True, None, tally.files, tally.bytes, method="sftp", mirror=dest)
+        return PullResult(
+            spec, True, None, tally.files, tally.bytes, method="sftp", mirror=dest, changed=tally.changed
+        )
     finally:
         client.close()
 
@@ -357,6 +376,11 @@ def pull(
         result = _rsync_pull(spec, dest, work, transport, cancel)
         if result is None:
             result = _sftp_pull(spec, dest, work, transport, cancel)
+        if result.ok and result.changed is not None:
+            if result.changed:
+                add_pending(data_dir, WORK, dest, result.changed)
+        elif result.reachable:  # it may have written some files before it failed: walk it next time
+            add_pending(data_dir, WORK, dest, None)
     result.seconds = round(time.monotonic() - t0, 2)
     return result
 

@@ -18,7 +18,7 @@ import struct
 import subprocess
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 _INIT, _VERSION, _OPEN, _CLOSE, _READ, _LSTAT, _OPENDIR, _READDIR, _STAT = 1, 2, 3, 4, 5, 7, 11, 12, 17
@@ -293,6 +293,8 @@ class SftpTally:
 
     files: int = 0
     bytes: int = 0
+    changed: list[Path] = field(default_factory=list)
+    """The local files written."""
 
 
 def mirror(
@@ -350,6 +352,7 @@ def mirror(
         local.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         os.replace(part, local)
         tally.files += 1
+        tally.changed.append(local)
     for stale in work.glob("*.part"):  # pieces of files that changed again since
         stale.unlink(missing_ok=True)
     return tally

@@ -365,3 +365,25 @@ def test_first_pull_of_a_down_host_says_so(capsys, monkeypatch: pytest.MonkeyPat
     assert code == 10 and "connection refused" in out["remotes"][0]["error"]
     assert main(["ingest"]) == 10
     assert f"FAILED me@127.0.0.1:{dead}" in capsys.readouterr().err
+
+
+def test_only_what_a_pull_wrote_is_read_and_nothing_pulled_is_left_unread(
+    sshd: SshServer, home: Path, added, capsys
+) -> None:
+    for i in range(5):
+        claude_session(home, f"s-p{i}", [(f"p{i}", f"old prompt {i}", "ok")])
+    assert ingest(capsys)[0] == 0  # no list yet: every mirror is walked
+    claude_session(home, "s-new", [("n1", "the new capybarahinge", "ok")])
+    code, out, _ = ingest(capsys)
+    assert (
+        code == 0 and out["ingested_files"] == 1 and out["unchanged_files"] == 0
+    )  # the 5 not even looked at
+    data = locations.data_dir()
+    claude_session(home, "s-late", [("n2", "the axolotlspring", "ok")])
+    assert pull_all(data)[0].ok  # pulled, then the ingest never ran (killed, or the watcher's pull)
+    code, out, _ = ingest(capsys)
+    assert code == 0 and out["ingested_files"] == 1
+    assert found(capsys, "axolotlspring") == 1 and found(capsys, "capybarahinge") == 1
+    (data / "remote-pull" / "pending.json").unlink()  # the list lost: every mirror is walked again
+    code, out, _ = ingest(capsys)
+    assert code == 0 and out["unchanged_files"] == 7

@@ -35,7 +35,7 @@ from pathlib import Path, PurePosixPath
 from ..errors import RefindError
 from ..terminal import printable
 from . import remote_sftp
-from .remote_pending import add_pending
+from .remote_pending import begin_pull, end_pull
 from .remote_spec import RemoteSpec, parse_remote
 from .remote_store import HostStatus, RemoteStore, now_iso
 
@@ -109,7 +109,8 @@ class PullResult:
     reachable: bool = True
     """False when no connection was made (the host's other sources are not tried)."""
     changed: list[Path] | None = None
-    """The mirror files this pull wrote, when it knows them all (None: walk the mirror to find them)."""
+    """The mirror files this pull wrote, when it knows them all (None: walk the mirror to find them;
+    a failed rsync does not know, a failed SFTP pull does)."""
 
     def to_json(self) -> dict:
         """Plain dict for `--json` output."""
@@ -345,8 +346,9 @@ def _sftp_pull(spec: RemoteSpec, dest: Path, work: Path, transport: Transport, c
         try:
             remote_sftp.mirror(client, root, dest, work / "sftp", tally, cancel)
         except remote_sftp.SftpError as exc:
+            error = printable(str(exc), one_line=True)[:200]
             return PullResult(
-                spec, False, printable(str(exc), one_line=True)[:200], tally.files, tally.bytes, method="sftp"
+                spec, False, error, tally.files, tally.bytes, method="sftp", changed=tally.changed
             )
         return PullResult(
             spec, True, None, tally.files, tally.bytes, method="sftp", mirror=dest, changed=tally.changed
@@ -373,14 +375,13 @@ def pull(
         for stale in (work / "tmp").iterdir():  # rsync's temp files of a pull that was killed
             stale.unlink(missing_ok=True)
         dest.mkdir(parents=True, exist_ok=True, mode=0o700)
+        walk_before = begin_pull(data_dir, WORK, dest)  # a process killed from here on: walk it next time
         result = _rsync_pull(spec, dest, work, transport, cancel)
         if result is None:
             result = _sftp_pull(spec, dest, work, transport, cancel)
-        if result.ok and result.changed is not None:
-            if result.changed:
-                add_pending(data_dir, WORK, dest, result.changed)
-        elif result.reachable:  # it may have written some files before it failed: walk it next time
-            add_pending(data_dir, WORK, dest, None)
+        if not result.reachable:
+            result.changed = []  # no connection, so nothing was written
+        end_pull(data_dir, WORK, dest, result.changed, walk_before)
     result.seconds = round(time.monotonic() - t0, 2)
     return result
 

@@ -1,10 +1,12 @@
 """What pulls brought into the mirrors that no ingest has read yet, so `refind ingest` reads only that.
 
 A pull that knows exactly which files it wrote records them; one that does not (it failed part way,
-or wrote very many files) records its mirror folder, to be walked whole. The list is consumed only
-after an ingest read it, so a killed ingest loses nothing. Without the list (a new data folder, or
-the file removed), every mirror is walked: the safe default. Kept in `<data>/remote-pull/pending.json`,
-written whole and renamed, under the pull lock.
+or wrote very many files) leaves its mirror folder marked, to be walked whole. A pull marks its
+mirror before it writes and replaces the mark by its files when it ends, so a process killed
+mid-pull loses nothing; the list is consumed only after an ingest read it, so a killed ingest loses
+nothing either. Without the list (a new data folder, or the file removed), every mirror is walked:
+the safe default. Kept in `<data>/remote-pull/pending.json`, written whole and renamed, under the
+pull lock.
 """
 
 from __future__ import annotations
@@ -56,15 +58,28 @@ def _write(data_dir: Path, work: str, pending: Pending) -> None:
     os.replace(tmp, path)
 
 
-def add_pending(data_dir: Path, work: str, mirror: Path, changed: list[Path] | None) -> None:
-    """Record what a pull wrote into `mirror`: its files, or None for "walk the whole mirror"."""
+def begin_pull(data_dir: Path, work: str, mirror: Path) -> bool:
+    """Mark `mirror` to be walked before a pull writes into it (so a process killed mid-pull loses
+    nothing); returns whether it was marked already (by an earlier pull that did not finish)."""
     pending = read_pending(data_dir, work)
-    if changed is None or len(changed) > MANY or any("\n" in str(p) for p in changed):
-        if str(mirror) not in pending.walk:
-            pending.walk.append(str(mirror))
-    else:
-        have = set(pending.files)
-        pending.files += [str(p) for p in changed if str(p) not in have]
+    if str(mirror) in pending.walk:
+        return True
+    pending.walk.append(str(mirror))
+    _write(data_dir, work, pending)
+    return False
+
+
+def end_pull(data_dir: Path, work: str, mirror: Path, changed: list[Path] | None, walk_before: bool) -> None:
+    """Replace the mark of `begin_pull` by the files the pull wrote, when it knows them all (a pull
+    that does not, or a mirror marked before it, stays marked to be walked)."""
+    if changed is None or walk_before:
+        return
+    pending = read_pending(data_dir, work)
+    if len(changed) > MANY or any("\n" in str(p) for p in changed):
+        return
+    pending.walk = [p for p in pending.walk if p != str(mirror)]
+    have = set(pending.files)
+    pending.files += [str(p) for p in changed if str(p) not in have]
     _write(data_dir, work, pending)
 
 

@@ -106,6 +106,7 @@ class SftpClient:
     def __init__(self, proc: subprocess.Popen) -> None:
         self.proc = proc
         self._id = 0
+        self.broken = False
         self._send(_INIT, struct.pack(">I", 3))
         kind, _ = self._recv()
         if kind != _VERSION:
@@ -247,8 +248,10 @@ class SftpClient:
                     order.clear()
                     pending.clear()
                     next_off = at + len(data)
-        finally:
-            self._close(handle)
+        except BaseException:
+            self.broken = True  # replies may still be in flight: no more requests on this session
+            raise
+        self._close(handle)
 
     def _drain(self, rid: int) -> None:
         kind, r = self._recv()
@@ -368,6 +371,8 @@ def _same_head(client: SftpClient, remote: bytes, local: Path, size: int) -> boo
     try:
         client.fetch(remote, buf, at, size, lambda n: None)
     except SftpError:
+        if client.broken:
+            raise
         return False
     return buf.getvalue()[at:] == mine
 

@@ -315,7 +315,7 @@ def test_stopped_sftp_pull_resumes(sshd: SshServer, home: Path, added) -> None:
     finally:
         cancel.set()
         worker.join(30)
-    assert box and not box[0].ok and box[0].method == "sftp"
+    assert box and not box[0].ok and box[0].method == "sftp" and "stopped" in box[0].error
     copy = added.mirror_dir(data) / big.relative_to(home / ".claude" / "projects")
     assert not copy.exists()
     again = pull(added, data, transport=transport)

@@ -12,7 +12,8 @@ file that grew) into `spec.mirror_dir(data_dir)`. Files land whole: rsync assemb
 folder outside the mirror and renames them in, and keeps an interrupted file's bytes there to resume
 from. Nothing is deleted from the mirror (`--delete` is never used), so a transcript the remote
 cleans up keeps its turns; symbolic links are not followed (`rsync` without `-l` skips them, the SFTP
-walk does the same), so the pull stays inside the configured remote folder.
+walk does the same), so the pull stays inside the configured remote folder. Which mirror files a
+pull wrote is recorded (`remote_pending`), so the ingest after it reads those and not every file.
 
 Callers: `refind ingest` with no paths (`cli/core.py`), the watcher and `refind sources discover --host`.
 """
@@ -456,6 +457,8 @@ def list_remote(
     found: list[tuple[str, int, int]] = []
     try:
         for path in candidates:
+            if ".." in PurePosixPath(path).parts or "\x00" in path:
+                continue  # a candidate never climbs out of the folder it names
             target = os.fsencode(remote_path(RemoteSpec(spec.user, spec.host, spec.port, path)))
             try:
                 if not client.stat(target).is_dir:

@@ -328,7 +328,8 @@ def test_list_remote_gives_names_and_sizes_of_existing_folders(sshd: SshServer, 
     g = claude_session(home, "s-l2", [("l2", "c", "d")])
     (f.parent / "link.jsonl").symlink_to(f)  # not counted twice, not followed
     root = home / ".claude" / "projects"
-    got = list_remote(sshd.host_key, [str(root), str(home / ".codex" / "sessions"), str(f)])
+    candidates = [str(root), str(home / ".codex" / "sessions"), str(f), f"{root}/../projects"]
+    got = list_remote(sshd.host_key, candidates)  # missing, a file and a `..` path are left out
     assert got == [(str(root), 2, f.stat().st_size + g.stat().st_size)]
     sshd.stop()
     with pytest.raises(RemoteError, match="connection refused"):

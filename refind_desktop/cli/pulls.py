@@ -1,24 +1,21 @@
 """`refind ingest` with no paths: pull every remote source, then ingest the recorded sources and the mirrors.
 
-The pulling is `ingest.remote.pull_all`; this module only prints what each host did and turns a failed
-host into the exit code (RemoteError.exit_code), after everything that could be ingested was.
+The pulling is `ingest.remote.pull_all` and the ingest after it `ingest.remote_ingest.ingest_pulled`;
+this module only prints what each host did and turns a failed host into the exit code
+(RemoteError.exit_code), after everything that could be ingested was.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Callable
-from dataclasses import fields
 from pathlib import Path
 
 from ..errors import NotFoundError
-from ..ingest.remote import WORK, PullResult, RemoteError, mirror_roots, pull_all, pull_lock
-from ..ingest.remote_pending import done_pending, read_pending
-from ..ingest.remote_spec import MIRRORS
+from ..ingest.remote import PullResult, RemoteError, mirror_roots, pull_all
+from ..ingest.remote_ingest import ingest_pulled
 from ..ingest.remote_store import RemoteStore
-from ..ingest.report import IngestReport
 from ..terminal import printable
 from .common import print_json, services
 
@@ -42,36 +39,6 @@ def pull_line(r: PullResult) -> str:
         f"FAILED {r.spec.host_key} ({r.spec.path}): {r.error}; what was pulled before stays searchable "
         "and the next `refind ingest` tries again"
     )
-
-
-def ingest_pulled(svc, data: Path, local: list[Path], mirrors: list[Path], args, run_ingest, quiet: bool):
-    """Ingest the recorded local sources (walked) and what the pulls wrote into the mirrors: the files
-    they named, or a whole mirror when a pull could not name them (`ingest.remote_pending`)."""
-    pending = read_pending(data, WORK)
-    if args.force or pending.walk_all:
-        walk, files = [*local, *mirrors], []
-    else:
-        walk = [*local, *(m for m in mirrors if str(m) in set(pending.walk))]
-        files = [Path(p) for p in pending.files if os.path.lexists(p)]
-    reports = []
-    if walk:
-        reports.append(run_ingest(svc, walk, args.force, args.accept_shrink, bar=not quiet))
-    if files and not any(r.cancelled for r in reports):
-        reports.append(svc.ingestor.ingest(files, accept_shrink=args.accept_shrink, walk_root=data / MIRRORS))
-    if not any(r.cancelled for r in reports):
-        with pull_lock(data):
-            done_pending(data, WORK, pending)
-    return merged(reports)
-
-
-def merged(reports: list[IngestReport]) -> IngestReport:
-    """One report of several ingest runs."""
-    out = IngestReport()
-    for r in reports:
-        for f in fields(IngestReport):
-            a, b = getattr(out, f.name), getattr(r, f.name)
-            setattr(out, f.name, a or b if isinstance(a, bool) else a + b)
-    return out
 
 
 def cmd_ingest_all(args: argparse.Namespace, run_ingest: Callable, print_ingest_report: Callable) -> int:
@@ -101,7 +68,14 @@ def cmd_ingest_all(args: argparse.Namespace, run_ingest: Callable, print_ingest_
                 "agent folders (`refind sources discover --add`) or add a remote folder "
                 "(`refind sources add ssh://USER@HOST/PATH`)"
             )
-        report = ingest_pulled(svc, data, local, mirrors, args, run_ingest, quiet)
+        report = ingest_pulled(
+            svc.ingestor,
+            data,
+            local,
+            force=args.force,
+            accept_shrink=args.accept_shrink,
+            walk=lambda roots: run_ingest(svc, roots, args.force, args.accept_shrink, bar=not quiet),
+        )
     finally:
         svc.close()
     failed = [r for r in results if not r.ok]

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from helpers.claude import PROJECT, claude_lines, claude_session
-from helpers.sshd import SshServer, free_port, skip_without_openssh
+from helpers.sshd import ALIAS, SshServer, free_port, skip_without_openssh
 
 from refind_desktop import locations
 from refind_desktop.cli import main
@@ -388,3 +388,14 @@ def test_only_what_a_pull_wrote_is_read_and_nothing_pulled_is_left_unread(
     (data / "remote-pull" / "pending.json").unlink()  # the list lost: every mirror is walked again
     code, out, _ = ingest(capsys)
     assert code == 0 and out["unchanged_files"] == 7
+
+
+def test_a_host_alias_of_the_ssh_config_works_as_for_ssh(sshd: SshServer, home: Path, capsys) -> None:
+    claude_session(home, "s-alias", [("al", "reached through the alias: a tapirgrommet", "ok")])
+    spec = parse_remote(f"ssh://{sshd.user}@{ALIAS}{home / '.claude' / 'projects'}")
+    RemoteStore(locations.data_dir()).add(spec)
+    code, out, err = ingest(capsys)
+    assert code == 0, err
+    assert out["remotes"][0]["host"] == f"{sshd.user}@{ALIAS}" and out["remotes"][0]["method"] == "rsync"
+    assert found(capsys, "tapirgrommet") == 1
+    assert list_remote(f"{sshd.user}@{ALIAS}", [str(home / ".claude" / "projects")])[0][1] == 1

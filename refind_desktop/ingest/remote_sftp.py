@@ -16,6 +16,7 @@ import os
 import stat
 import struct
 import subprocess
+import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -265,16 +266,25 @@ def safe_name(name: bytes) -> bool:
 
 
 def open_session(argv: list[str]) -> SftpClient:
-    """Start `argv` (an `ssh ... -s HOST sftp` command) and open an SFTP session on it."""
+    """Start `argv` (an `ssh ... -s HOST sftp` command) and open an SFTP session on it (ssh's messages
+    go to a temporary file, so a chatty ssh never blocks on a full pipe)."""
+    err = tempfile.TemporaryFile()
     proc = subprocess.Popen(
-        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, start_new_session=True
     )
     try:
         return SftpClient(proc)
     except SftpError:
-        proc.kill()
-        _, err = proc.communicate()
-        raise SftpError(err.decode("utf-8", "replace") or "the SSH connection closed") from None
+        try:
+            proc.wait(timeout=5)  # ssh exits by itself after a refused connection or key
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        err.seek(0)
+        text = err.read(4000).decode("utf-8", "replace")
+        raise SftpError(text or "the SSH connection closed") from None
+    finally:
+        err.close()
 
 
 def walk(client: SftpClient, root: bytes) -> Iterator[tuple[tuple[bytes, ...], Attrs]]:

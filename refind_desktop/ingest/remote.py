@@ -58,6 +58,15 @@ class RemoteError(RefindError):
         super().__init__(message, "Remote source unreachable")
 
 
+_NO_EXTRAS = (
+    "RequestTTY=no",
+    "RemoteCommand=none",
+    "ForwardAgent=no",
+    "ForwardX11=no",
+    "ClearAllForwardings=yes",
+)
+
+
 @dataclass(frozen=True)
 class Transport:
     """How to reach hosts: the ssh config file, the remote rsync program, time-outs, a bandwidth cap."""
@@ -86,6 +95,10 @@ class Transport:
         t = max(1, int(self.timeout))
         argv = ["ssh", "-o", "BatchMode=yes", "-o", f"ConnectTimeout={t}"]
         argv += ["-o", f"ServerAliveInterval={max(1, t // 3)}", "-o", "ServerAliveCountMax=3"]
+        # a file transfer needs no terminal, remote command, forwarded agent, X11 or ports: a Host
+        # block written for interactive use neither breaks the pull nor lends the remote those
+        for option in _NO_EXTRAS:
+            argv += ["-o", option]
         if self.ssh_config:
             argv += ["-F", self.ssh_config]
         if spec.port:

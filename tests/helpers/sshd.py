@@ -116,6 +116,8 @@ class SshServer:
                     f"Host {ALIAS}",  # a Host alias, as people write in ~/.ssh/config
                     "  HostName 127.0.0.1",
                     f"  Port {self.port}",
+                    "  RequestTTY force",  # written for interactive use: refind's pulls must not mind
+                    "  ForwardAgent yes",
                     "",
                 ]
             )

@@ -76,6 +76,7 @@ def test_rsync_command_keeps_paths_out_of_every_shell(tmp_path: Path) -> None:
     assert ssh.startswith("ssh -o BatchMode=yes -o ConnectTimeout=") and "-p 2222" in ssh
     assert "'/etc/ssh cfg'" in ssh  # rsync splits -e itself (no shell) and honours the quotes
     assert "StrictHostKeyChecking" not in ssh  # the person's known_hosts policy stays as it is
+    assert "ForwardAgent=no" in ssh and "RemoteCommand=none" in ssh  # the remote gets no agent
     assert all(not a.startswith(("--partial-dir=", "--temp-dir=")) or "mirror" not in a for a in argv)
 
 

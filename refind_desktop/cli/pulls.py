@@ -1,7 +1,8 @@
 """`refind ingest` with no paths: pull every remote source, then ingest the recorded sources and the mirrors.
 
-The pulling is `ingest.remote.pull_all`; this module only prints what each host did and turns a failed
-host into the exit code (RemoteError.exit_code), after everything that could be ingested was.
+The pulling is `ingest.remote.pull_all` and the ingest after it `ingest.remote_ingest.ingest_pulled`;
+this module only prints what each host did and turns a failed host into the exit code
+(RemoteError.exit_code), after everything that could be ingested was.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 
 from ..errors import NotFoundError
 from ..ingest.remote import PullResult, RemoteError, mirror_roots, pull_all
+from ..ingest.remote_ingest import ingest_pulled
 from ..ingest.remote_store import RemoteStore
 from ..terminal import printable
 from .common import print_json, services
@@ -55,14 +57,25 @@ def cmd_ingest_all(args: argparse.Namespace, run_ingest: Callable, print_ingest_
                 else lambda r: print(printable(pull_line(r), one_line=True), file=sys.stderr),
             )
         local = [Path(p) for p in svc.settings.sources]
-        roots = [*local, *mirror_roots(data)]
-        if not roots:
+        mirrors = mirror_roots(data)
+        if not local and not mirrors and results:  # every remote failed before its first pull
+            if quiet:
+                print_json({"remotes": [r.to_json() for r in results]})
+            return RemoteError.exit_code if any(not r.ok for r in results) else 0
+        if not local and not mirrors:
             raise NotFoundError(
                 "nothing to ingest: name files or folders (`refind ingest PATH`), record this machine's "
                 "agent folders (`refind sources discover --add`) or add a remote folder "
                 "(`refind sources add ssh://USER@HOST/PATH`)"
             )
-        report = run_ingest(svc, roots, args.force, args.accept_shrink, bar=not quiet)
+        report = ingest_pulled(
+            svc.ingestor,
+            data,
+            local,
+            force=args.force,
+            accept_shrink=args.accept_shrink,
+            walk=lambda roots: run_ingest(svc, roots, args.force, args.accept_shrink, bar=not quiet),
+        )
     finally:
         svc.close()
     failed = [r for r in results if not r.ok]

@@ -68,12 +68,15 @@ class Ingestor(Forgetting, SourceApplier):
         self.listeners = list(listeners)
         self._lock = threading.Lock()
         self.book = SourceBook(index.path.parent / SOURCES_NAME)
+        self._own: tuple[str, str] | None = None  # (data folder, its remote mirrors), resolved once
         self._redo: set[str] = set()  # sessions that hold turns another session holds first
 
     def _own_file(self, path: str) -> bool:
         """Whether `path` is refind's own data (never ingested); the remote mirrors in it are sources."""
-        own = self.index.path.parent.resolve()
-        return under(path, str(own)) and not under(path, str(own / MIRRORS))
+        if self._own is None:
+            own = self.index.path.parent.resolve()
+            self._own = (str(own), str(own / MIRRORS))
+        return under(path, self._own[0]) and not under(path, self._own[1])
 
     def _changed(self, sord: int, from_turn: int) -> None:
         """Tell the listeners (the vector store) that turns `from_turn`.. of a session changed."""

@@ -12,7 +12,8 @@ file that grew) into `spec.mirror_dir(data_dir)`. Files land whole: rsync assemb
 folder outside the mirror and renames them in, and keeps an interrupted file's bytes there to resume
 from. Nothing is deleted from the mirror (`--delete` is never used), so a transcript the remote
 cleans up keeps its turns; symbolic links are not followed (`rsync` without `-l` skips them, the SFTP
-walk does the same), so the pull stays inside the configured remote folder.
+walk does the same), so the pull stays inside the configured remote folder. Which mirror files a
+pull wrote is recorded (`remote_pending`), so the ingest after it reads those and not every file.
 
 Callers: `refind ingest` with no paths (`cli/core.py`), the watcher and `refind sources discover --host`.
 """
@@ -35,6 +36,7 @@ from pathlib import Path, PurePosixPath
 from ..errors import RefindError
 from ..terminal import printable
 from . import remote_sftp
+from .remote_pending import begin_pull, end_pull
 from .remote_spec import RemoteSpec, parse_remote
 from .remote_store import HostStatus, RemoteStore, now_iso
 
@@ -54,6 +56,15 @@ class RemoteError(RefindError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message, "Remote source unreachable")
+
+
+_NO_EXTRAS = (
+    "RequestTTY=no",
+    "RemoteCommand=none",
+    "ForwardAgent=no",
+    "ForwardX11=no",
+    "ClearAllForwardings=yes",
+)
 
 
 @dataclass(frozen=True)
@@ -84,6 +95,10 @@ class Transport:
         t = max(1, int(self.timeout))
         argv = ["ssh", "-o", "BatchMode=yes", "-o", f"ConnectTimeout={t}"]
         argv += ["-o", f"ServerAliveInterval={max(1, t // 3)}", "-o", "ServerAliveCountMax=3"]
+        # a file transfer needs no terminal, remote command, forwarded agent, X11 or ports: a Host
+        # block written for interactive use neither breaks the pull nor lends the remote those
+        for option in _NO_EXTRAS:
+            argv += ["-o", option]
         if self.ssh_config:
             argv += ["-F", self.ssh_config]
         if spec.port:
@@ -107,6 +122,9 @@ class PullResult:
     mirror: Path | None = None
     reachable: bool = True
     """False when no connection was made (the host's other sources are not tried)."""
+    changed: list[Path] | None = None
+    """The mirror files this pull wrote, when it knows them all (None: walk the mirror to find them;
+    a failed rsync does not know, a failed SFTP pull does)."""
 
     def to_json(self) -> dict:
         """Plain dict for `--json` output."""
@@ -163,7 +181,7 @@ _FAILURES = (
     ),
     ("remote host identification has changed", "its host key has changed: check it, then fix known_hosts"),
     (
-        "permission denied",
+        r"permission denied \((?:publickey|password|keyboard|gssapi|hostbased)",
         "the key was refused: `ssh {who}` must log in with a key or agent, without a password",
     ),
     ("connection refused", "connection refused (no SSH server on that port?)"),
@@ -182,7 +200,7 @@ def failure_reason(stderr: str, spec: RemoteSpec) -> str | None:
     """A short human reason for an SSH-level failure in `stderr`, or None when it names none."""
     low = stderr.lower()
     for needle, text in _FAILURES:
-        if needle in low:
+        if re.search(needle, low):
             who = spec.host_key if not spec.port else f"-p {spec.port} {spec.host_key.rsplit(':', 1)[0]}"
             return text.format(who=who)
     return None
@@ -244,6 +262,7 @@ def rsync_argv(spec: RemoteSpec, dest: Path, work: Path, transport: Transport) -
         "--chmod=D700,F600",
         f"--timeout={max(1, int(transport.timeout))}",
         "--stats",
+        f"--out-format={_NAMED}%n",  # one line per file written, to ingest just those
         "-e",
         ssh,
     ]
@@ -253,6 +272,17 @@ def rsync_argv(spec: RemoteSpec, dest: Path, work: Path, transport: Transport) -
         argv.append(f"--bwlimit={transport.bwlimit_kb}")
     who = f"{spec.user}@{spec.host}" if spec.user else spec.host
     return [*argv, "--", f"{who}:{remote_path(spec).rstrip('/')}/", f"{dest}/"]
+
+
+_NAMED = ">>refind>>"
+
+
+def _written(out: str, dest: Path) -> list[Path] | None:
+    """The files rsync's `--out-format` lines name (folders left out); None when a name was escaped."""
+    names = [ln[len(_NAMED) :] for ln in out.splitlines() if ln.startswith(_NAMED)]
+    if any("\\#" in n for n in names):  # rsync wrote an unprintable byte as \#ooo: walk instead
+        return None
+    return [dest / n for n in names if n and not n.endswith("/")]
 
 
 def _rsync_quote(arg: str) -> str:
@@ -272,7 +302,9 @@ def _rsync_pull(spec: RemoteSpec, dest: Path, work: Path, transport: Transport, 
     files = _stat_number(out, "Number of regular files transferred")
     got = _stat_number(out, "Total bytes received")
     if code in (0, 24):  # 24: a file vanished while the list was sent (an agent cleaning up): fine
-        return PullResult(spec, True, None, files, got, method="rsync", mirror=dest)
+        return PullResult(
+            spec, True, None, files, got, method="rsync", mirror=dest, changed=_written(out, dest)
+        )
     if cancel is not None and cancel.is_set():
         return PullResult(spec, False, "stopped before the pull finished", files, got, method="rsync")
     if "change_dir" in err or "link_stat" in err:  # the remote rsync ran: the folder is not there
@@ -328,10 +360,13 @@ def _sftp_pull(spec: RemoteSpec, dest: Path, work: Path, transport: Transport, c
         try:
             remote_sftp.mirror(client, root, dest, work / "sftp", tally, cancel)
         except remote_sftp.SftpError as exc:
+            error = printable(str(exc), one_line=True)[:200]
             return PullResult(
-                spec, False, printable(str(exc), one_line=True)[:200], tally.files, tally.bytes, method="sftp"
+                spec, False, error, tally.files, tally.bytes, method="sftp", changed=tally.changed
             )
-        return PullResult(spec, True, None, tally.files, tally.bytes, method="sftp", mirror=dest)
+        return PullResult(
+            spec, True, None, tally.files, tally.bytes, method="sftp", mirror=dest, changed=tally.changed
+        )
     finally:
         client.close()
 
@@ -354,9 +389,13 @@ def pull(
         for stale in (work / "tmp").iterdir():  # rsync's temp files of a pull that was killed
             stale.unlink(missing_ok=True)
         dest.mkdir(parents=True, exist_ok=True, mode=0o700)
+        walk_before = begin_pull(data_dir, WORK, dest)  # a process killed from here on: walk it next time
         result = _rsync_pull(spec, dest, work, transport, cancel)
         if result is None:
             result = _sftp_pull(spec, dest, work, transport, cancel)
+        if not result.reachable:
+            result.changed = []  # no connection, so nothing was written
+        end_pull(data_dir, WORK, dest, result.changed, walk_before)
     result.seconds = round(time.monotonic() - t0, 2)
     return result
 
@@ -431,6 +470,8 @@ def list_remote(
     found: list[tuple[str, int, int]] = []
     try:
         for path in candidates:
+            if ".." in PurePosixPath(path).parts or "\x00" in path:
+                continue  # a candidate never climbs out of the folder it names
             target = os.fsencode(remote_path(RemoteSpec(spec.user, spec.host, spec.port, path)))
             try:
                 if not client.stat(target).is_dir:

@@ -16,9 +16,10 @@ import os
 import stat
 import struct
 import subprocess
+import tempfile
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 _INIT, _VERSION, _OPEN, _CLOSE, _READ, _LSTAT, _OPENDIR, _READDIR, _STAT = 1, 2, 3, 4, 5, 7, 11, 12, 17
@@ -106,6 +107,7 @@ class SftpClient:
     def __init__(self, proc: subprocess.Popen) -> None:
         self.proc = proc
         self._id = 0
+        self.broken = False
         self._send(_INIT, struct.pack(">I", 3))
         kind, _ = self._recv()
         if kind != _VERSION:
@@ -247,8 +249,10 @@ class SftpClient:
                     order.clear()
                     pending.clear()
                     next_off = at + len(data)
-        finally:
-            self._close(handle)
+        except BaseException:
+            self.broken = True  # replies may still be in flight: no more requests on this session
+            raise
+        self._close(handle)
 
     def _drain(self, rid: int) -> None:
         kind, r = self._recv()
@@ -262,16 +266,25 @@ def safe_name(name: bytes) -> bool:
 
 
 def open_session(argv: list[str]) -> SftpClient:
-    """Start `argv` (an `ssh ... -s HOST sftp` command) and open an SFTP session on it."""
+    """Start `argv` (an `ssh ... -s HOST sftp` command) and open an SFTP session on it (ssh's messages
+    go to a temporary file, so a chatty ssh never blocks on a full pipe)."""
+    err = tempfile.TemporaryFile()
     proc = subprocess.Popen(
-        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, start_new_session=True
     )
     try:
         return SftpClient(proc)
     except SftpError:
-        proc.kill()
-        _, err = proc.communicate()
-        raise SftpError(err.decode("utf-8", "replace") or "the SSH connection closed") from None
+        try:
+            proc.wait(timeout=5)  # ssh exits by itself after a refused connection or key
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        err.seek(0)
+        text = err.read(4000).decode("utf-8", "replace")
+        raise SftpError(text or "the SSH connection closed") from None
+    finally:
+        err.close()
 
 
 def walk(client: SftpClient, root: bytes) -> Iterator[tuple[tuple[bytes, ...], Attrs]]:
@@ -293,6 +306,8 @@ class SftpTally:
 
     files: int = 0
     bytes: int = 0
+    changed: list[Path] = field(default_factory=list)
+    """The local files written."""
 
 
 def mirror(
@@ -342,14 +357,14 @@ def mirror(
         with open(part, "ab") as out:
             out.truncate(start)
             out.seek(start)
-            client.fetch(remote, out, start, attrs.size, count)
-            out.flush()
-            os.fsync(out.fileno())
+            client.fetch(remote, out, start, attrs.size, count)  # no fsync, as rsync: a copy that a
+            # crash cuts short differs in size from the remote, and the next pull fetches it again
         os.utime(part, (attrs.mtime, attrs.mtime))
         os.chmod(part, 0o600)
         local.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         os.replace(part, local)
         tally.files += 1
+        tally.changed.append(local)
     for stale in work.glob("*.part"):  # pieces of files that changed again since
         stale.unlink(missing_ok=True)
     return tally
@@ -366,6 +381,8 @@ def _same_head(client: SftpClient, remote: bytes, local: Path, size: int) -> boo
     try:
         client.fetch(remote, buf, at, size, lambda n: None)
     except SftpError:
+        if client.broken:
+            raise
         return False
     return buf.getvalue()[at:] == mine
 

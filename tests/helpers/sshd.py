@@ -21,6 +21,8 @@ from pathlib import Path
 import pytest
 
 SSHD = "/usr/sbin/sshd"
+ALIAS = "refind-test-box"
+"""A Host alias of the client config that names this server (HostName 127.0.0.1, its Port)."""
 SFTP_SERVER_CANDIDATES = (
     "/usr/lib/openssh/sftp-server",
     "/usr/libexec/openssh/sftp-server",
@@ -111,6 +113,11 @@ class SshServer:
                     "  StrictHostKeyChecking yes",
                     "  UpdateHostKeys no",
                     "  LogLevel ERROR",
+                    f"Host {ALIAS}",  # a Host alias, as people write in ~/.ssh/config
+                    "  HostName 127.0.0.1",
+                    f"  Port {self.port}",
+                    "  RequestTTY force",  # written for interactive use: refind's pulls must not mind
+                    "  ForwardAgent yes",
                     "",
                 ]
             )

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from helpers.claude import PROJECT, claude_lines, claude_session
-from helpers.sshd import SshServer, free_port
+from helpers.sshd import ALIAS, SshServer, free_port, skip_without_openssh
 
 from refind_desktop import locations
 from refind_desktop.cli import main
@@ -194,6 +194,7 @@ def test_refused_key_and_unknown_host_key_are_named(sshd: SshServer, home: Path,
 def test_silent_port_times_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import socket
 
+    skip_without_openssh()
     with socket.socket() as s:  # accepts TCP (the kernel's backlog) but never says a word of SSH
         s.bind(("127.0.0.1", 0))
         s.listen(1)
@@ -314,7 +315,7 @@ def test_stopped_sftp_pull_resumes(sshd: SshServer, home: Path, added) -> None:
     finally:
         cancel.set()
         worker.join(30)
-    assert box and not box[0].ok and box[0].method == "sftp"
+    assert box and not box[0].ok and box[0].method == "sftp" and "stopped" in box[0].error
     copy = added.mirror_dir(data) / big.relative_to(home / ".claude" / "projects")
     assert not copy.exists()
     again = pull(added, data, transport=transport)
@@ -327,7 +328,8 @@ def test_list_remote_gives_names_and_sizes_of_existing_folders(sshd: SshServer, 
     g = claude_session(home, "s-l2", [("l2", "c", "d")])
     (f.parent / "link.jsonl").symlink_to(f)  # not counted twice, not followed
     root = home / ".claude" / "projects"
-    got = list_remote(sshd.host_key, [str(root), str(home / ".codex" / "sessions"), str(f)])
+    candidates = [str(root), str(home / ".codex" / "sessions"), str(f), f"{root}/../projects"]
+    got = list_remote(sshd.host_key, candidates)  # missing, a file and a `..` path are left out
     assert got == [(str(root), 2, f.stat().st_size + g.stat().st_size)]
     sshd.stop()
     with pytest.raises(RemoteError, match="connection refused"):
@@ -353,3 +355,47 @@ def test_pull_all_records_each_host_and_skips_the_rest_of_a_down_host(
     status = store.status()
     assert status[sshd.host_key].ok and status[sshd.host_key].files == 1
     assert not status[f"me@127.0.0.1:{dead}"].ok
+
+
+def test_first_pull_of_a_down_host_says_so(capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    skip_without_openssh()
+    monkeypatch.setenv("REFIND_SSH_CONFIG", "/dev/null")  # not the person's ~/.ssh/config
+    dead = free_port()
+    RemoteStore(locations.data_dir()).add(parse_remote(f"ssh://me@127.0.0.1:{dead}/~/.claude/projects"))
+    code, out, _ = ingest(capsys)
+    assert code == 10 and "connection refused" in out["remotes"][0]["error"]
+    assert main(["ingest"]) == 10
+    assert f"FAILED me@127.0.0.1:{dead}" in capsys.readouterr().err
+
+
+def test_only_what_a_pull_wrote_is_read_and_nothing_pulled_is_left_unread(
+    sshd: SshServer, home: Path, added, capsys
+) -> None:
+    for i in range(5):
+        claude_session(home, f"s-p{i}", [(f"p{i}", f"old prompt {i}", "ok")])
+    assert ingest(capsys)[0] == 0  # no list yet: every mirror is walked
+    claude_session(home, "s-new", [("n1", "the new capybarahinge", "ok")])
+    code, out, _ = ingest(capsys)
+    assert (
+        code == 0 and out["ingested_files"] == 1 and out["unchanged_files"] == 0
+    )  # the 5 not even looked at
+    data = locations.data_dir()
+    claude_session(home, "s-late", [("n2", "the axolotlspring", "ok")])
+    assert pull_all(data)[0].ok  # pulled, then the ingest never ran (killed, or the watcher's pull)
+    code, out, _ = ingest(capsys)
+    assert code == 0 and out["ingested_files"] == 1
+    assert found(capsys, "axolotlspring") == 1 and found(capsys, "capybarahinge") == 1
+    (data / "remote-pull" / "pending.json").unlink()  # the list lost: every mirror is walked again
+    code, out, _ = ingest(capsys)
+    assert code == 0 and out["unchanged_files"] == 7
+
+
+def test_a_host_alias_of_the_ssh_config_works_as_for_ssh(sshd: SshServer, home: Path, capsys) -> None:
+    claude_session(home, "s-alias", [("al", "reached through the alias: a tapirgrommet", "ok")])
+    spec = parse_remote(f"ssh://{sshd.user}@{ALIAS}{home / '.claude' / 'projects'}")
+    RemoteStore(locations.data_dir()).add(spec)
+    code, out, err = ingest(capsys)
+    assert code == 0, err
+    assert out["remotes"][0]["host"] == f"{sshd.user}@{ALIAS}" and out["remotes"][0]["method"] == "rsync"
+    assert found(capsys, "tapirgrommet") == 1
+    assert list_remote(f"{sshd.user}@{ALIAS}", [str(home / ".claude" / "projects")])[0][1] == 1

@@ -11,6 +11,7 @@ import pytest
 from refind_desktop import locations
 from refind_desktop.errors import NotFoundError
 from refind_desktop.ingest.remote import (
+    WORK,
     Transport,
     failure_reason,
     remote_path,
@@ -18,6 +19,7 @@ from refind_desktop.ingest.remote import (
     sftp_argv,
     work_dir,
 )
+from refind_desktop.ingest.remote_pending import Pending, begin_pull, done_pending, end_pull, read_pending
 from refind_desktop.ingest.remote_sftp import safe_name
 from refind_desktop.ingest.remote_spec import parse_remote
 from refind_desktop.ingest.remote_store import STORE_NAME, HostStatus, RemoteStore
@@ -74,6 +76,7 @@ def test_rsync_command_keeps_paths_out_of_every_shell(tmp_path: Path) -> None:
     assert ssh.startswith("ssh -o BatchMode=yes -o ConnectTimeout=") and "-p 2222" in ssh
     assert "'/etc/ssh cfg'" in ssh  # rsync splits -e itself (no shell) and honours the quotes
     assert "StrictHostKeyChecking" not in ssh  # the person's known_hosts policy stays as it is
+    assert "ForwardAgent=no" in ssh and "RemoteCommand=none" in ssh  # the remote gets no agent
     assert all(not a.startswith(("--partial-dir=", "--temp-dir=")) or "mirror" not in a for a in argv)
 
 
@@ -101,7 +104,32 @@ def test_ssh_failures_get_a_short_reason(stderr: str, words: str) -> None:
     assert words in failure_reason(stderr, parse_remote("ssh://me@box:2222/~/x"))
 
 
+def test_an_unreadable_remote_file_is_not_a_refused_key() -> None:
+    err = 'rsync: [sender] send_files failed to open "/x/a.jsonl": Permission denied (13)'
+    assert failure_reason(err, parse_remote("ssh://me@box/~/x")) is None
+
+
 def test_only_plain_names_from_the_server_become_paths() -> None:
     assert safe_name(b"session.jsonl") and safe_name("café".encode())
     for bad in (b"", b".", b"..", b"a/b", b"../x", b"x\x00y", b"x\ny", b"\x1b[31m"):
         assert not safe_name(bad)
+
+
+def test_a_pull_that_never_ended_leaves_its_mirror_to_be_walked(tmp_path: Path) -> None:
+    m1, m2 = tmp_path / "remotes" / "a", tmp_path / "remotes" / "b"
+    assert read_pending(tmp_path, WORK).walk_all  # no list yet: walk every mirror
+    done_pending(tmp_path, WORK, read_pending(tmp_path, WORK))
+    assert read_pending(tmp_path, WORK) == Pending()
+    assert not begin_pull(tmp_path, WORK, m1)  # ... and the process is killed here
+    assert read_pending(tmp_path, WORK).walk == [str(m1)]
+    assert begin_pull(tmp_path, WORK, m1)  # the next pull of it knows it was left marked
+    end_pull(tmp_path, WORK, m1, [m1 / "x.jsonl"], walk_before=True)
+    assert read_pending(tmp_path, WORK).walk == [str(m1)]  # still walked: the killed pull's files
+    assert not begin_pull(tmp_path, WORK, m2)
+    end_pull(tmp_path, WORK, m2, [m2 / "y.jsonl"], walk_before=False)
+    seen = read_pending(tmp_path, WORK)
+    assert seen == Pending([str(m1)], [str(m2 / "y.jsonl")])
+    begin_pull(tmp_path, WORK, m2)
+    end_pull(tmp_path, WORK, m2, None, walk_before=False)  # a failed rsync: walk it
+    done_pending(tmp_path, WORK, seen)  # an ingest read what it saw; what came since stays
+    assert read_pending(tmp_path, WORK) == Pending([str(m2)], [])

@@ -1,0 +1,277 @@
+"""A fake home with every coding agent's folders at their real places: all discovered, all ingested, all searchable.
+
+Each agent's bundled sample (refind_desktop/samples) is copied into the layout the agent itself writes,
+then `find_known_sources` and `refind sources discover --json` must name every agent, and the real
+ingestor must index each discovered place with no skip, so that a word the user typed and a word the
+agent replied are found by search in that agent's session.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import refind_desktop
+from refind_desktop.cli import main
+from refind_desktop.ingest.known_sources import WARP_MAC, find_known_sources
+from refind_desktop.services import build_services
+from tests.helpers.cursor_store import build_store
+
+SAMPLES = Path(refind_desktop.__file__).resolve().parent / "samples"
+AGENTS = SAMPLES / "coding-agents"
+CODEX = Path(__file__).resolve().parents[1] / "fixtures" / "codex" / "sessions"
+EXT = ".config/Code/User/globalStorage"
+
+# tool as discovery names it -> (format, session-id prefix, [(sample folder or file, where it goes under a
+# Linux home)],
+# a word of a user turn, a word of an assistant turn of that sample)
+AGENT_HOMES: dict[str, tuple[str, str, list[tuple[Path, str]], str, str]] = {
+    "Claude Code": (
+        "claude_code",
+        "claude-code:",
+        [(SAMPLES / "claude-code", ".claude/projects/-home-sam-src-garden-app")],
+        "randomly",
+        "midnight",
+    ),
+    "Codex": ("codex", "codex:", [(CODEX, ".codex/sessions")], "calendar", "tests/test_schedule.py"),
+    "Gemini CLI": (
+        "gemini_cli",
+        "gemini-cli:",
+        [(AGENTS / "gemini-cli", ".gemini/tmp/6f1e2d3c4b5a6978/chats")],
+        "threshold",
+        "scheduler",
+    ),
+    "OpenCode": (
+        "opencode",
+        "opencode:",
+        [(AGENTS / "opencode", ".local/share/opencode")],
+        "morning",
+        "registers",
+    ),
+    "Continue": ("continue_dev", "continue:", [(AGENTS / "continue", ".continue")], "poll", "battery"),
+    "Copilot CLI": (
+        "copilot_cli",
+        "copilot-cli:",
+        [(AGENTS / "copilot-cli", ".copilot/session-state")],
+        "planting",
+        "prints",
+    ),
+    "Pi": ("pi", "pi:", [(AGENTS / "pi", ".pi/agent/sessions/--home-sam-garden-app--")], "sent", "evening"),
+    "OpenHands": ("openhands", "openhands:", [(AGENTS / "openhands", ".openhands")], "harvest", "grams"),
+    "Kimi CLI": (
+        "kimi_cli",
+        "kimi-cli:",
+        [(AGENTS / "kimi-cli", ".kimi/sessions/0a1b2c3d4e5f60718293a4b5c6d7e8f9")],
+        "tomato",
+        "renamed",
+    ),
+    "Antigravity CLI": (
+        "antigravity",
+        "antigravity:",
+        [
+            (
+                AGENTS / "antigravity/brain/7e8f90a1-b2c3-4d4e-9f5a-6b7c8d9e0fa1",
+                ".gemini/antigravity-cli/brain/7e8f90a1-b2c3-4d4e-9f5a-6b7c8d9e0fa1/.system_generated/logs",
+            )
+        ],
+        "gauge",
+        "millimetres",
+    ),
+    "Cursor": (
+        "cursor",
+        "cursor:",
+        [(AGENTS / "cursor", ".config/Cursor/User/globalStorage")],
+        "grows",
+        "handlers",
+    ),
+    "Copilot Chat (Code)": (
+        "copilot_chat",
+        "copilot-chat:",
+        [(AGENTS / "copilot-chat", ".config/Code/User/workspaceStorage/9a8b7c6d5e4f")],
+        "cron",
+        "sunday",
+    ),
+    "Cline (Code)": (
+        "cline",
+        "cline:",
+        [(AGENTS / "cline", f"{EXT}/saoudrizwan.claude-dev")],
+        "unit",
+        "fires",
+    ),
+    "Roo Code (Code)": (
+        "cline",
+        "roo:",
+        [(AGENTS / "cline", f"{EXT}/rooveterinaryinc.roo-cline")],
+        "unit",
+        "fires",
+    ),
+    "Kilo Code (Code)": (
+        "cline",
+        "kilo:",
+        [(AGENTS / "cline", f"{EXT}/kilocode.kilo-code")],
+        "unit",
+        "fires",
+    ),
+    "Qwen Code": (
+        "qwen_code",
+        "qwen-code:",
+        [(AGENTS / "qwen-code", ".qwen/projects/-home-sam-src-garden-app/chats")],
+        "humidity",
+        "formula",
+    ),
+    "Factory Droid": (
+        "factory_droid",
+        "factory-droid:",
+        [(AGENTS / "factory-droid", ".factory/sessions/-home-sam-src-garden-app")],
+        "wind",
+        "debounce",
+    ),
+    "Amp": ("amp", "amp:", [(AGENTS / "amp", ".local/share/amp/threads")], "worm", "notifies"),
+    "Cursor agent": (
+        "cursor_cli",
+        "cursor-cli:",
+        [
+            (
+                AGENTS / "cursor-agent",
+                ".cursor/projects/home-sam-src-garden-app/agent-transcripts/8f0a2c4e-6b8d-4f1a-a3c5-e7f9b1d3f5a7",
+            )
+        ],
+        "night",
+        "ultrasonic",
+    ),
+    "Aider": (
+        "aider",
+        "aider:",
+        [(AGENTS / "aider/aider.chat.history.md", "src/garden-app/.aider.chat.history.md")],
+        "rename",
+        "callers",
+    ),
+    "Crush": ("crush", "crush:", [(AGENTS / "crush", "src/garden-app/.crush")], "vent", "opens"),
+    "Goose": ("goose", "goose:", [(AGENTS / "goose", ".local/share/goose")], "september", "rainy"),
+    "Zed": ("zed", "zed:", [(AGENTS / "zed", ".local/share/zed")], "thermometer", "heat"),
+    "Warp": ("warp", "warp:", [(AGENTS / "warp", ".local/state/warp-terminal")], "exit", "gpio"),
+}
+CURSOR_STORE = ".cursor/chats/5d41402abc4b2a76b9719d911017c592/4a7b9c1d-2e3f-4a5b-8c6d-7e8f9a0b1c2d/store.db"
+STORE_WORDS = ("heater", "relay")  # the cursor-agent CLI's own chat store (tests/helpers/cursor_store.py)
+
+# Where a Linux path of an agent lives on macOS and Windows (only those that differ).
+MOVES = {
+    "darwin": {
+        ".config/": "Library/Application Support/",
+        ".local/share/zed/": "Library/Application Support/Zed/",
+        ".local/share/amp/": "Library/Application Support/amp/",
+        ".local/state/warp-terminal/": f"{WARP_MAC.as_posix()}/dev.warp.Warp-Stable/",
+    },
+    "win32": {
+        ".config/": "AppData/Roaming/",
+        ".local/share/zed/": "AppData/Local/Zed/",
+        ".local/share/amp/": "AppData/Local/amp/",
+        ".local/share/goose/sessions/": "AppData/Roaming/Block/goose/data/sessions/",
+        ".local/state/warp-terminal/": "AppData/Local/warp/Warp/data/",
+    },
+}
+ENV_VARS = (
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "XDG_STATE_HOME",
+    "APPDATA",
+    "LOCALAPPDATA",
+    "CLAUDE_CONFIG_DIR",
+    "CODEX_HOME",
+    "CONTINUE_GLOBAL_DIR",
+    "COPILOT_HOME",
+    "PI_CODING_AGENT_DIR",
+    "KIMI_SHARE_DIR",
+    "KIMI_CODE_HOME",
+    "QWEN_RUNTIME_DIR",
+    "AMP_DATA_HOME",
+    "GOOSE_PATH_ROOT",
+)
+
+
+def placed(rel: str, system: str) -> str:
+    for linux, there in MOVES.get(system, {}).items():
+        if rel.startswith(linux):
+            return there + rel[len(linux) :]
+    return rel
+
+
+def every_agent_home(home: Path, system: str = "linux") -> Path:
+    """`home` with each agent's sample copied where that agent writes it on `system`."""
+    for _fmt, _prefix, copies, _user, _reply in AGENT_HOMES.values():
+        for sample, rel in copies:
+            if sample.is_file():  # a bundled sample renamed to the agent's own (hidden) file name
+                (home / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(sample, home / placed(rel, system))
+            else:
+                shutil.copytree(sample, home / placed(rel + "/", system), dirs_exist_ok=True)
+    build_store(home / CURSOR_STORE)
+    return home
+
+
+def sides(text: str) -> dict[str, str]:
+    """The user's and the assistant's part of a paired turn's text ("User: …\n\nAssistant: …")."""
+    if text.startswith("Assistant: "):
+        return {"user": "", "assistant": text}
+    user, _, reply = text.partition("\n\nAssistant: ")
+    return {"user": user, "assistant": reply}
+
+
+def missing_tools(found: list[str]) -> list[str]:
+    return sorted(set(AGENT_HOMES) - set(found))
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = every_agent_home(tmp_path / "home")
+    monkeypatch.setenv("HOME", str(home))
+    for var in ENV_VARS:
+        monkeypatch.delenv(var, raising=False)
+    return home
+
+
+def test_every_agent_is_discovered_by_the_library_and_the_cli(home: Path, capsys) -> None:
+    found = find_known_sources(home, env={}, system="linux")
+    assert missing_tools([k.tool for k in found]) == []
+    assert all(k.files >= 1 and k.size > 0 and k.kind == "agent" for k in found), found
+    assert main(["sources", "discover", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)["found"]
+    assert missing_tools([f["tool"] for f in listed]) == []
+    assert sorted((f["tool"], f["path"]) for f in listed) == sorted((k.tool, str(k.path)) for k in found)
+
+
+@pytest.mark.parametrize("system", ["darwin", "win32"])
+def test_every_agent_is_discovered_at_its_places_on_other_systems(tmp_path: Path, system: str) -> None:
+    home = every_agent_home(tmp_path / system, system)
+    found = find_known_sources(home, env={}, system=system)
+    assert missing_tools([k.tool for k in found]) == []
+
+
+def test_every_discovered_place_ingests_and_each_agent_is_searchable(home: Path) -> None:
+    found = find_known_sources(home, env={}, system="linux")
+    svc = build_services()
+    try:
+        report = svc.ingestor.ingest([k.path for k in found])
+        assert [(s.path, s.reason) for s in report.skipped] == []
+        formats = svc.catalog.totals()["formats"]
+        empty = sorted(
+            {fmt for fmt, *_ in AGENT_HOMES.values()} - {f for f, t in formats.items() if t["sessions"]}
+        )
+        assert empty == []
+        words = {tool: (prefix, user, reply) for tool, (_f, prefix, _c, user, reply) in AGENT_HOMES.items()}
+        words["Cursor agent (chat store)"] = ("cursor-cli:", *STORE_WORDS)
+        unfound = []
+        for tool, (prefix, user, reply) in words.items():
+            for word, role in ((user, "user"), (reply, "assistant")):
+                blocks = svc.engine.search(word)
+                texts = [
+                    sides(t.text)[role] for b in blocks if b.session_id.startswith(prefix) for t in b.turns
+                ]
+                if not any(word in text.lower() for text in texts):
+                    unfound.append((tool, role, word, [b.session_id for b in blocks]))
+        assert unfound == []
+    finally:
+        svc.close()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -25,50 +26,68 @@ AGENTS = SAMPLES / "coding-agents"
 CODEX = Path(__file__).resolve().parents[1] / "fixtures" / "codex" / "sessions"
 EXT = ".config/Code/User/globalStorage"
 
-# tool as discovery names it -> (format, session-id prefix, [(sample folder or file, where it goes under a
-# Linux home)],
-# a word of a user turn, a word of an assistant turn of that sample)
-AGENT_HOMES: dict[str, tuple[str, str, list[tuple[Path, str]], str, str]] = {
-    "Claude Code": (
+
+class Place(NamedTuple):
+    """One agent's sample at one of its places, and two words of it to search for."""
+
+    tool: str  # as discovery names it
+    fmt: str
+    prefix: str  # of its session ids
+    copies: list[tuple[Path, str]]  # (sample folder, or file renamed), where it goes under a Linux home
+    user: str  # a word of a user turn
+    reply: str  # a word of an assistant turn (tool output included)
+
+
+# Each agent at its main place (the one a default install writes to).
+AGENT_HOMES = [
+    Place(
+        "Claude Code",
         "claude_code",
         "claude-code:",
         [(SAMPLES / "claude-code", ".claude/projects/-home-sam-src-garden-app")],
         "randomly",
         "midnight",
     ),
-    "Codex": ("codex", "codex:", [(CODEX, ".codex/sessions")], "calendar", "tests/test_schedule.py"),
-    "Gemini CLI": (
+    Place("Codex", "codex", "codex:", [(CODEX, ".codex/sessions")], "calendar", "tests/test_schedule.py"),
+    Place(
+        "Gemini CLI",
         "gemini_cli",
         "gemini-cli:",
         [(AGENTS / "gemini-cli", ".gemini/tmp/6f1e2d3c4b5a6978/chats")],
         "threshold",
         "scheduler",
     ),
-    "OpenCode": (
+    Place(
+        "OpenCode",
         "opencode",
         "opencode:",
         [(AGENTS / "opencode", ".local/share/opencode")],
         "morning",
         "registers",
     ),
-    "Continue": ("continue_dev", "continue:", [(AGENTS / "continue", ".continue")], "poll", "battery"),
-    "Copilot CLI": (
+    Place("Continue", "continue_dev", "continue:", [(AGENTS / "continue", ".continue")], "poll", "battery"),
+    Place(
+        "Copilot CLI",
         "copilot_cli",
         "copilot-cli:",
         [(AGENTS / "copilot-cli", ".copilot/session-state")],
         "planting",
         "prints",
     ),
-    "Pi": ("pi", "pi:", [(AGENTS / "pi", ".pi/agent/sessions/--home-sam-garden-app--")], "sent", "evening"),
-    "OpenHands": ("openhands", "openhands:", [(AGENTS / "openhands", ".openhands")], "harvest", "grams"),
-    "Kimi CLI": (
+    Place(
+        "Pi", "pi", "pi:", [(AGENTS / "pi", ".pi/agent/sessions/--home-sam-garden-app--")], "sent", "evening"
+    ),
+    Place("OpenHands", "openhands", "openhands:", [(AGENTS / "openhands", ".openhands")], "harvest", "grams"),
+    Place(
+        "Kimi CLI",
         "kimi_cli",
         "kimi-cli:",
         [(AGENTS / "kimi-cli", ".kimi/sessions/0a1b2c3d4e5f60718293a4b5c6d7e8f9")],
         "tomato",
         "renamed",
     ),
-    "Antigravity CLI": (
+    Place(
+        "Antigravity CLI",
         "antigravity",
         "antigravity:",
         [
@@ -80,57 +99,65 @@ AGENT_HOMES: dict[str, tuple[str, str, list[tuple[Path, str]], str, str]] = {
         "gauge",
         "millimetres",
     ),
-    "Cursor": (
+    Place(
+        "Cursor",
         "cursor",
         "cursor:",
         [(AGENTS / "cursor", ".config/Cursor/User/globalStorage")],
         "grows",
         "handlers",
     ),
-    "Copilot Chat (Code)": (
+    Place(
+        "Copilot Chat (Code)",
         "copilot_chat",
         "copilot-chat:",
         [(AGENTS / "copilot-chat", ".config/Code/User/workspaceStorage/9a8b7c6d5e4f")],
         "cron",
         "sunday",
     ),
-    "Cline (Code)": (
+    Place(
+        "Cline (Code)",
         "cline",
         "cline:",
         [(AGENTS / "cline", f"{EXT}/saoudrizwan.claude-dev")],
         "unit",
         "fires",
     ),
-    "Roo Code (Code)": (
+    Place(
+        "Roo Code (Code)",
         "cline",
         "roo:",
         [(AGENTS / "cline", f"{EXT}/rooveterinaryinc.roo-cline")],
         "unit",
         "fires",
     ),
-    "Kilo Code (Code)": (
+    Place(
+        "Kilo Code (Code)",
         "cline",
         "kilo:",
         [(AGENTS / "cline", f"{EXT}/kilocode.kilo-code")],
         "unit",
         "fires",
     ),
-    "Qwen Code": (
+    Place(
+        "Qwen Code",
         "qwen_code",
         "qwen-code:",
         [(AGENTS / "qwen-code", ".qwen/projects/-home-sam-src-garden-app/chats")],
         "humidity",
         "formula",
     ),
-    "Factory Droid": (
+    Place(
+        "Factory Droid",
         "factory_droid",
         "factory-droid:",
         [(AGENTS / "factory-droid", ".factory/sessions/-home-sam-src-garden-app")],
         "wind",
         "debounce",
     ),
-    "Amp": ("amp", "amp:", [(AGENTS / "amp", ".local/share/amp/threads")], "worm", "notifies"),
-    "Cursor agent": (
+    Place("Amp", "amp", "amp:", [(AGENTS / "amp", ".local/share/amp/threads")], "worm", "notifies"),
+    Place(
+        "Cursor agent",
         "cursor_cli",
         "cursor-cli:",
         [
@@ -142,20 +169,108 @@ AGENT_HOMES: dict[str, tuple[str, str, list[tuple[Path, str]], str, str]] = {
         "night",
         "ultrasonic",
     ),
-    "Aider": (
+    Place(
+        "Aider",
         "aider",
         "aider:",
         [(AGENTS / "aider/aider.chat.history.md", "src/garden-app/.aider.chat.history.md")],
         "rename",
         "callers",
     ),
-    "Crush": ("crush", "crush:", [(AGENTS / "crush", "src/garden-app/.crush")], "vent", "opens"),
-    "Goose": ("goose", "goose:", [(AGENTS / "goose", ".local/share/goose")], "september", "rainy"),
-    "Zed": ("zed", "zed:", [(AGENTS / "zed", ".local/share/zed")], "thermometer", "heat"),
-    "Warp": ("warp", "warp:", [(AGENTS / "warp", ".local/state/warp-terminal")], "exit", "gpio"),
-}
+    Place("Crush", "crush", "crush:", [(AGENTS / "crush", "src/garden-app/.crush")], "vent", "opens"),
+    Place("Goose", "goose", "goose:", [(AGENTS / "goose", ".local/share/goose")], "september", "rainy"),
+    Place("Zed", "zed", "zed:", [(AGENTS / "zed", ".local/share/zed")], "thermometer", "heat"),
+    Place("Warp", "warp", "warp:", [(AGENTS / "warp", ".local/state/warp-terminal")], "exit", "gpio"),
+]
 CURSOR_STORE = ".cursor/chats/5d41402abc4b2a76b9719d911017c592/4a7b9c1d-2e3f-4a5b-8c6d-7e8f9a0b1c2d/store.db"
-STORE_WORDS = ("heater", "relay")  # the cursor-agent CLI's own chat store (tests/helpers/cursor_store.py)
+STORE = Place(
+    "Cursor agent", "cursor_cli", "cursor-cli:", [], "heater", "relay"
+)  # tests/helpers/cursor_store.py
+CODEX_ROLLOUT = "2025/10/29/rollout-2025-10-29T10-12-00-019a2f00-0000-7000-8000-00000000c0de.jsonl"
+KIMI_CODE = Path(__file__).resolve().parents[1] / "fixtures" / "kimi_cli" / ".kimi-code"
+OPENHANDS_EVENTS = AGENTS / "openhands/conversations/5c6d7e8f90a14b2cb3d4e5f6a7b8c9d0/events"
+ANTIGRAVITY = AGENTS / "antigravity/brain/7e8f90a1-b2c3-4d4e-9f5a-6b7c8d9e0fa1/transcript_full.jsonl"
+
+# The same agents at their other documented Linux places: older layouts, other editors, the Flatpak,
+# preview channels, Kimi Code, the Antigravity IDE, the home folder's own Crush database.
+OTHER_PLACES = [
+    Place(
+        "Codex",
+        "codex",
+        "codex:",
+        [(CODEX / CODEX_ROLLOUT, f".codex/archived_sessions/{Path(CODEX_ROLLOUT).name}")],
+        "calendar",
+        "tests/test_schedule.py",
+    ),
+    Place(
+        "Copilot CLI",
+        "copilot_cli",
+        "copilot-cli:",
+        [
+            (
+                AGENTS / "copilot-cli/3a4b5c6d-7e8f-4091-a2b3-c4d5e6f7a809/events.jsonl",
+                ".copilot/session-state/3a4b5c6d-7e8f-4091-a2b3-c4d5e6f7a809.jsonl",
+            )
+        ],
+        "planting",
+        "prints",
+    ),
+    Place(
+        "OpenHands",
+        "openhands",
+        "openhands:",
+        [(OPENHANDS_EVENTS, ".openhands/0f1e2d3c/v1_conversations/5c6d7e8f90a14b2cb3d4e5f6a7b8c9d0")],
+        "harvest",
+        "grams",
+    ),
+    Place("Kimi CLI", "kimi_cli", "kimi-cli:", [(KIMI_CODE, ".kimi-code")], "mondays", "skipped"),
+    Place(
+        "Antigravity",
+        "antigravity",
+        "antigravity:",
+        [
+            (
+                ANTIGRAVITY,
+                ".gemini/antigravity/brain/7e8f90a1-b2c3-4d4e-9f5a-6b7c8d9e0fa1/"
+                ".system_generated/logs/transcript.jsonl",
+            )
+        ],
+        "gauge",
+        "millimetres",
+    ),
+    Place(
+        "Copilot Chat (VSCodium)",
+        "copilot_chat",
+        "copilot-chat:",
+        [
+            (
+                AGENTS / "copilot-chat/chatSessions",
+                ".config/VSCodium/User/globalStorage/emptyWindowChatSessions",
+            )
+        ],
+        "cron",
+        "sunday",
+    ),
+    Place(
+        "Cline (Windsurf)",
+        "cline",
+        "cline:",
+        [(AGENTS / "cline", ".config/Windsurf/User/globalStorage/saoudrizwan.claude-dev")],
+        "unit",
+        "fires",
+    ),
+    Place(
+        "Amp (Windsurf)",
+        "amp",
+        "amp:",
+        [(AGENTS / "amp", ".config/Windsurf/User/globalStorage/sourcegraph.amp/threads3")],
+        "worm",
+        "notifies",
+    ),
+    Place("Crush", "crush", "crush:", [(AGENTS / "crush", ".crush")], "vent", "opens"),
+    Place("Zed", "zed", "zed:", [(AGENTS / "zed", ".var/app/dev.zed.Zed/data/zed")], "thermometer", "heat"),
+    Place("Warp", "warp", "warp:", [(AGENTS / "warp", ".local/state/warp-terminal-preview")], "exit", "gpio"),
+]
 
 # Where a Linux path of an agent lives on macOS and Windows (only those that differ).
 MOVES = {
@@ -199,16 +314,17 @@ def placed(rel: str, system: str) -> str:
     return rel
 
 
-def every_agent_home(home: Path, system: str = "linux") -> Path:
+def every_agent_home(home: Path, system: str = "linux", places: list[Place] = AGENT_HOMES) -> Path:
     """`home` with each agent's sample copied where that agent writes it on `system`."""
-    for _fmt, _prefix, copies, _user, _reply in AGENT_HOMES.values():
-        for sample, rel in copies:
-            if sample.is_file():  # a bundled sample renamed to the agent's own (hidden) file name
-                (home / rel).parent.mkdir(parents=True, exist_ok=True)
+    for place in places:
+        for sample, rel in place.copies:
+            if sample.is_file():  # a bundled sample renamed to the agent's own file name
+                (home / placed(rel, system)).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(sample, home / placed(rel, system))
             else:
                 shutil.copytree(sample, home / placed(rel + "/", system), dirs_exist_ok=True)
-    build_store(home / CURSOR_STORE)
+    if places is AGENT_HOMES:
+        build_store(home / CURSOR_STORE)
     return home
 
 
@@ -220,8 +336,35 @@ def sides(text: str) -> dict[str, str]:
     return {"user": user, "assistant": reply}
 
 
-def missing_tools(found: list[str]) -> list[str]:
-    return sorted(set(AGENT_HOMES) - set(found))
+def missing_tools(found: list[str], places: list[Place] = AGENT_HOMES) -> list[str]:
+    return sorted({p.tool for p in places} - set(found))
+
+
+def check_ingest(found: list, places: list[Place]) -> None:
+    """Ingest every discovered place: no skip, sessions of every format, each agent's words searchable
+    in the user's or the assistant's part of a turn of that agent's own session."""
+    svc = build_services()
+    try:
+        report = svc.ingestor.ingest([k.path for k in found])
+        assert [(s.path, s.reason) for s in report.skipped] == []
+        formats = svc.catalog.totals()["formats"]
+        empty = sorted({p.fmt for p in places} - {f for f, t in formats.items() if t["sessions"]})
+        assert empty == []
+        unfound = []
+        for place in places:
+            for word, role in ((place.user, "user"), (place.reply, "assistant")):
+                blocks = svc.engine.search(word)
+                texts = [
+                    sides(t.text)[role]
+                    for b in blocks
+                    if b.session_id.startswith(place.prefix)
+                    for t in b.turns
+                ]
+                if not any(word in text.lower() for text in texts):
+                    unfound.append((place.tool, role, word, [b.session_id for b in blocks]))
+        assert unfound == []
+    finally:
+        svc.close()
 
 
 @pytest.fixture
@@ -251,27 +394,11 @@ def test_every_agent_is_discovered_at_its_places_on_other_systems(tmp_path: Path
 
 
 def test_every_discovered_place_ingests_and_each_agent_is_searchable(home: Path) -> None:
+    check_ingest(find_known_sources(home, env={}, system="linux"), [*AGENT_HOMES, STORE])
+
+
+def test_the_agents_other_places_are_discovered_and_ingested(tmp_path: Path) -> None:
+    home = every_agent_home(tmp_path / "home", places=OTHER_PLACES)
     found = find_known_sources(home, env={}, system="linux")
-    svc = build_services()
-    try:
-        report = svc.ingestor.ingest([k.path for k in found])
-        assert [(s.path, s.reason) for s in report.skipped] == []
-        formats = svc.catalog.totals()["formats"]
-        empty = sorted(
-            {fmt for fmt, *_ in AGENT_HOMES.values()} - {f for f, t in formats.items() if t["sessions"]}
-        )
-        assert empty == []
-        words = {tool: (prefix, user, reply) for tool, (_f, prefix, _c, user, reply) in AGENT_HOMES.items()}
-        words["Cursor agent (chat store)"] = ("cursor-cli:", *STORE_WORDS)
-        unfound = []
-        for tool, (prefix, user, reply) in words.items():
-            for word, role in ((user, "user"), (reply, "assistant")):
-                blocks = svc.engine.search(word)
-                texts = [
-                    sides(t.text)[role] for b in blocks if b.session_id.startswith(prefix) for t in b.turns
-                ]
-                if not any(word in text.lower() for text in texts):
-                    unfound.append((tool, role, word, [b.session_id for b in blocks]))
-        assert unfound == []
-    finally:
-        svc.close()
+    assert missing_tools([k.tool for k in found], OTHER_PLACES) == []
+    check_ingest(found, OTHER_PLACES)

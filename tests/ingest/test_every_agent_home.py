@@ -387,10 +387,13 @@ def test_every_agent_is_discovered_by_the_library_and_the_cli(home: Path, capsys
 
 
 @pytest.mark.parametrize("system", ["darwin", "win32"])
-def test_every_agent_is_discovered_at_its_places_on_other_systems(tmp_path: Path, system: str) -> None:
+def test_every_agent_is_discovered_and_ingested_at_its_places_on_other_systems(
+    tmp_path: Path, system: str
+) -> None:
     home = every_agent_home(tmp_path / system, system)
     found = find_known_sources(home, env={}, system=system)
     assert missing_tools([k.tool for k in found]) == []
+    check_ingest(found, [*AGENT_HOMES, STORE])
 
 
 def test_every_discovered_place_ingests_and_each_agent_is_searchable(home: Path) -> None:

@@ -31,6 +31,10 @@ _OPENCODE_TREE = re.compile(r"(?:^|/)opencode/storage/")
 _OPENCODE_OLD = re.compile(r"(?:^|/)storage/session/(?:message|part)/")
 _VSCODE_STORAGE = re.compile(r"(?:^|/)User/(?:workspaceStorage/[^/]+|globalStorage)/")
 _WORKSPACE_CHILD = re.compile(r"(?:^|/)User/workspaceStorage/[^/]+/([^/]+)$")
+_CLAUDE_PROJECT = re.compile(r"(?:^|/)\.claude/projects/[^/]+/")
+_CLAUDE_PRUNE = {"memory", "tool-results", "session-memory"}
+"""Claude Code's folders beside its transcripts: auto-memory notes, large tool outputs kept on disk,
+session summaries (what they hold is in the transcript, or is no chat)."""
 _OPENCODE_PRUNE = {"message", "part", "project", "todo", "session_diff", "snapshot", "share"}
 
 _SNIFF = (
@@ -138,6 +142,8 @@ def ignored(path: Path) -> bool:
     posix = path.as_posix()
     if path.parent.parent.name == "tasks" and path.parent.parent.parent.name in _task_extensions():
         return True  # task_metadata.json, the api history next to ui_messages.json, ...
+    if _CLAUDE_PROJECT.search(posix) and not path.name.endswith((".jsonl", ".jsonl.zst")):
+        return True  # Claude Code writes its transcripts as JSONL; the rest of the tree is no chat
     return bool(
         agent_paths_b.ignored(posix)
         or _GEMINI_TREE.search(posix)
@@ -160,6 +166,8 @@ def pruned(folder: Path) -> bool:
     if _OPENCODE_TREE.search(posix) and folder.parent.name == "storage":
         return folder.name in _OPENCODE_PRUNE
     if folder.parent.parent.name == "tasks" and folder.name == "checkpoints":
+        return True
+    if folder.name in _CLAUDE_PRUNE and folder.parent.name != "projects" and _CLAUDE_PROJECT.search(posix):
         return True
     if _sqlite_agent_pruned(folder) or agent_paths_a.pruned(folder, posix):  # group A
         return True

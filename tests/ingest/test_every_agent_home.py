@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 from pathlib import Path
 from typing import NamedTuple
 
@@ -272,6 +273,41 @@ OTHER_PLACES = [
     Place("Warp", "warp", "warp:", [(AGENTS / "warp", ".local/state/warp-terminal-preview")], "exit", "gpio"),
 ]
 
+# What else sits beside the chats in these folders on a real home (none of it is a chat, none of it may
+# be reported as a skipped file): notes, tool outputs kept on disk, settings, indexes, logs, editor state.
+CC = ".claude/projects/-home-sam-src-garden-app"
+CLINE_TASK = f"{EXT}/saoudrizwan.claude-dev/tasks/1756202400000"
+COMPANIONS = {
+    f"{CC}/memory/MEMORY.md": "- garden-app: tests run with pytest -q\n",
+    f"{CC}/7d3c1b2a-1111-4222-8333-444455556666/tool-results/toolu_01A.txt": "line 1\nline 2\n",
+    f"{CC}/7d3c1b2a-1111-4222-8333-444455556666/session-memory/summary.md": "# Session\n",
+    ".gemini/tmp/6f1e2d3c4b5a6978/shell_history": "ls\n",
+    ".gemini/tmp/6f1e2d3c4b5a6978/checkpoints/2025-08-20T08-30-00_000Z-config.toml-edit.json": "{}",
+    ".local/share/opencode/storage/project/global.json": '{"id": "global", "worktree": "/"}',
+    ".local/share/opencode/storage/todo/ses_5a0c1d2e3ffeGardenApp0001.json": "[]",
+    ".local/share/opencode/storage/session_diff/ses_5a0c1d2e3ffeGardenApp0001.json": "[]",
+    ".continue/sessions/sessions.json": "[]",
+    ".copilot/session-state/3a4b5c6d-7e8f-4091-a2b3-c4d5e6f7a809/workspace.yaml": "summary: dry run\n",
+    ".copilot/session-state/3a4b5c6d-7e8f-4091-a2b3-c4d5e6f7a809/checkpoints/index.md": "# Checkpoints\n",
+    ".pi/agent/sessions/--home-sam-garden-app--/subagent-artifacts/a1_output.md": "done\n",
+    ".kimi/sessions/0a1b2c3d4e5f60718293a4b5c6d7e8f9/6d7e8f90-a1b2-4c3d-8e4f-5a6b7c8d9e0f/state.json": "{}",
+    ".gemini/antigravity-cli/brain/7e8f90a1-b2c3-4d4e-9f5a-6b7c8d9e0fa1/task.md": "- [x] chart\n",
+    ".gemini/antigravity-cli/brain/7e8f90a1-b2c3-4d4e-9f5a-6b7c8d9e0fa1/.system_generated/logs/overview.txt": "o\n",
+    ".config/Code/User/workspaceStorage/9a8b7c6d5e4f/workspace.json": '{"folder": "file:///home/sam"}',
+    ".config/Code/User/workspaceStorage/9a8b7c6d5e4f/chatEditingSessions/e1/state.json": "{}",
+    ".config/Cursor/User/workspaceStorage/1a2b3c4d/workspace.json": '{"folder": "file:///home/sam"}',
+    f"{CLINE_TASK}/task_metadata.json": "{}",
+    f"{CLINE_TASK}/api_conversation_history.json": "[]",
+    ".qwen/projects/-home-sam-src-garden-app/file-history/q-0001.json": "{}",
+    ".factory/sessions/-home-sam-src-garden-app/6b8d0f2a-4c6e-4a8b-9d1f-3a5c7e9b1d2f.settings.json": "{}",
+    ".cursor/projects/home-sam-src-garden-app/mcp-approvals.json": "{}",
+    ".cursor/projects/home-sam-src-garden-app/worker.log": "started\n",
+}
+EDITOR_STATE = (  # VS Code's and Cursor's per-workspace state, with no chat in it
+    ".config/Code/User/workspaceStorage/9a8b7c6d5e4f/state.vscdb",
+    ".config/Cursor/User/workspaceStorage/1a2b3c4d/state.vscdb",
+)
+
 # Where a Linux path of an agent lives on macOS and Windows (only those that differ).
 MOVES = {
     "darwin": {
@@ -325,6 +361,15 @@ def every_agent_home(home: Path, system: str = "linux", places: list[Place] = AG
                 shutil.copytree(sample, home / placed(rel + "/", system), dirs_exist_ok=True)
     if places is AGENT_HOMES:
         build_store(home / CURSOR_STORE)
+        for rel, text in COMPANIONS.items():
+            (home / placed(rel, system)).parent.mkdir(parents=True, exist_ok=True)
+            (home / placed(rel, system)).write_text(text, encoding="utf-8")
+        for rel in EDITOR_STATE:
+            db = sqlite3.connect(home / placed(rel, system))
+            db.execute("CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
+            db.execute("INSERT INTO ItemTable VALUES ('workbench.panel.chat.numberOfVisibleViews', '1')")
+            db.commit()
+            db.close()
     return home
 
 

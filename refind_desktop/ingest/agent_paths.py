@@ -21,7 +21,7 @@ AGENT_FORMATS += agent_paths_b.FORMATS  # Qwen Code, Factory Droid, Amp, Cursor 
 AGENT_FORMATS += ("crush", "goose", "zed", "warp")  # group C: agents that keep their chats in SQLite
 
 AIDER_HISTORY = ".aider.chat.history.md"
-_GEMINI = re.compile(r"(?:^|/)\.gemini/tmp/[^/]+/(?:chats/[^/]+\.json|checkpoint-[^/]+\.json|logs\.json)$")
+_GEMINI = re.compile(r"(?:^|/)\.gemini/tmp/[^/]+/(?:chats/[^/]+\.jsonl?|checkpoint-[^/]+\.json|logs\.json)$")
 _GEMINI_TREE = re.compile(r"(?:^|/)\.gemini/tmp/[^/]+/")
 _TASK_FILES = ("ui_messages.json", "claude_messages.json", "api_conversation_history.json")
 _COPILOT = re.compile(r"(?:^|/)(?:chatSessions|emptyWindowChatSessions)/[^/]+\.jsonl?$")
@@ -91,6 +91,11 @@ def classify(path: Path) -> tuple[str | None, str | None]:
     if _GEMINI.search(posix):
         if name == "logs.json" and (path.parent / "chats").is_dir():
             return None, "Gemini CLI prompt log (the chats folder next to it is read instead)"
+        if name.endswith(".json") and (path.parent / f"{name}l").is_file():
+            return (
+                None,
+                "Gemini CLI session from before its move to JSONL (the .jsonl beside it is read instead)",
+            )
         return "gemini_cli", None
     if name in _TASK_FILES and path.parent.parent.name == "tasks":
         if name == "api_conversation_history.json" and any(

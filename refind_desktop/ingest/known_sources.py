@@ -101,7 +101,7 @@ def agent_places(
     codex = Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else home / ".codex"
     for sub in ("sessions", "archived_sessions"):
         yield ("Codex", codex / sub, "rollouts (rollout-*.jsonl)", lambda d, n: n.startswith("rollout-"))
-    yield ("Gemini CLI", home / ".gemini" / "tmp", "chat sessions and saved chats (*.json)", _gemini)
+    yield ("Gemini CLI", home / ".gemini" / "tmp", "chat sessions and saved chats (*.jsonl, *.json)", _gemini)
     for data in _data_dirs(home, env, system):
         if (data / "opencode" / "opencode.db").is_file():  # 1.2+: the JSON storage was migrated into it
             yield ("OpenCode", data / "opencode" / "opencode.db", "sessions (SQLite, read-only)", _never)
@@ -226,6 +226,10 @@ def _named(*names: str) -> Callable[[str, str], bool]:
 def _gemini(folder: str, name: str) -> bool:
     if name == "logs.json":  # the old prompt log, read only where no chats folder replaced it
         return not os.path.isdir(os.path.join(folder, "chats"))
+    if os.path.basename(folder) == "chats" and name.endswith(".jsonl"):
+        return True  # 0.35+: an append-only session log (a `.json` beside it is the same session)
+    if name.endswith(".json") and os.path.isfile(os.path.join(folder, f"{name}l")):
+        return False
     return name.endswith(".json") and (os.path.basename(folder) == "chats" or name.startswith("checkpoint-"))
 
 

@@ -188,12 +188,14 @@ STORE = Place(
     "Cursor agent", "cursor_cli", "cursor-cli:", [], "heater", "relay"
 )  # tests/helpers/cursor_store.py
 CODEX_ROLLOUT = "2025/10/29/rollout-2025-10-29T10-12-00-019a2f00-0000-7000-8000-00000000c0de.jsonl"
+GEMINI_JSONL = Path(__file__).resolve().parents[1] / "fixtures/gemini_cli_jsonl/.gemini/tmp/garden-app"
 KIMI_CODE = Path(__file__).resolve().parents[1] / "fixtures" / "kimi_cli" / ".kimi-code"
 OPENHANDS_EVENTS = AGENTS / "openhands/conversations/5c6d7e8f90a14b2cb3d4e5f6a7b8c9d0/events"
 ANTIGRAVITY = AGENTS / "antigravity/brain/7e8f90a1-b2c3-4d4e-9f5a-6b7c8d9e0fa1/transcript_full.jsonl"
 
 # The same agents at their other documented Linux places: older layouts, other editors, the Flatpak,
-# preview channels, Kimi Code, the Antigravity IDE, the home folder's own Crush database.
+# preview channels, Kimi Code, the Antigravity IDE, Gemini CLI's JSONL logs, the home folder's own Crush
+# database.
 OTHER_PLACES = [
     Place(
         "Codex",
@@ -267,6 +269,14 @@ OTHER_PLACES = [
         [(AGENTS / "amp", ".config/Windsurf/User/globalStorage/sourcegraph.amp/threads3")],
         "worm",
         "notifies",
+    ),
+    Place(
+        "Gemini CLI",
+        "gemini_cli",
+        "gemini-cli:",
+        [(GEMINI_JSONL, ".gemini/tmp/garden-app")],
+        "hedge",
+        "thursday",
     ),
     Place("Crush", "crush", "crush:", [(AGENTS / "crush", ".crush")], "vent", "opens"),
     Place("Zed", "zed", "zed:", [(AGENTS / "zed", ".var/app/dev.zed.Zed/data/zed")], "thermometer", "heat"),

@@ -42,6 +42,12 @@ _SNIFF = (
         "gemini_cli",
         re.compile(r'^\{(?=[\s\S]*"sessionId"\s*:)(?=[\s\S]*"projectHash"\s*:)(?=[\s\S]*"messages"\s*:)'),
     ),
+    (  # a session log (0.35+): its first line is the metadata, one record a line after it
+        "gemini_cli",
+        re.compile(
+            r'^\{(?=[^\n]*"sessionId"\s*:)(?=[^\n]*"projectHash"\s*:)(?=[^\n]*"startTime"\s*:)[^\n]*\}\s*\n'
+        ),
+    ),
     (
         "copilot_chat",
         re.compile(r'^\{(?=[\s\S]*"requests"\s*:)(?=[\s\S]*"(?:requesterUsername|responderUsername)"\s*:)'),

@@ -40,6 +40,13 @@ def test_session_log_is_read_as_the_cli_loads_it() -> None:
     assert detect_file(LOG) == "gemini_cli"
 
 
+def test_a_log_copied_out_of_its_folder_is_recognised_by_its_first_line(tmp_path: Path) -> None:
+    copy = shutil.copy(LOG, tmp_path / "hedge-chat.jsonl")
+    assert detect_file(Path(copy)) == "gemini_cli"
+    [s] = gemini_cli.parse(Path(copy), ParseContext())
+    assert s.session_id == "gemini-cli:9d1e2f3a-4b5c-4d6e-8f70-81a2b3c4d5e6"
+
+
 def test_a_log_without_its_metadata_line_is_refused_without_quoting_it(tmp_path: Path) -> None:
     bad = tmp_path / ".gemini" / "tmp" / "p" / "chats" / "session-2026-05-03T10-00-00000000.jsonl"
     bad.parent.mkdir(parents=True)

@@ -151,7 +151,7 @@ def ignored(path: Path) -> bool:
     if reason and path.name.endswith(SIDE_FILES):
         return True  # -wal / -shm / -journal beside a database
     posix = path.as_posix()
-    if path.parent.parent.name == "tasks" and path.parent.parent.parent.name in _task_extensions():
+    if path.parent.parent.name == "tasks" and _task_root(path.parent.parent.parent):
         return True  # task_metadata.json, the api history next to ui_messages.json, ...
     if _CLAUDE_PROJECT.search(posix) and not path.name.endswith((".jsonl", ".jsonl.zst")):
         return True  # Claude Code writes its transcripts as JSONL; the rest of the tree is no chat
@@ -190,10 +190,12 @@ def folder_source(folder: Path) -> str | None:
     return agent_paths_a.folder_source(folder)  # group A: OpenHands conversations
 
 
-def _task_extensions() -> set[str]:
+def _task_root(folder: Path) -> bool:
+    """Whether `folder` holds Cline-style `tasks/`: an editor extension's storage, or the Cline CLI's
+    `~/.cline/data`."""
     from .cline import EXTENSIONS
 
-    return set(EXTENSIONS)
+    return folder.name in EXTENSIONS or (folder.name == "data" and folder.parent.name == ".cline")
 
 
 # -- group C: Crush, Goose, Zed and Warp (SQLite databases; Goose's older JSONL sessions) ----------

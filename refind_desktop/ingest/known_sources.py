@@ -119,6 +119,12 @@ def agent_places(
         "chat sessions (*.json)",
         lambda d, n: n.endswith(".json") and n != "sessions.json",
     )
+    yield (
+        "Cline CLI",
+        home / ".cline" / "data" / "tasks",
+        "task conversations (ui_messages.json)",
+        _named("ui_messages.json", "claude_messages.json", "api_conversation_history.json"),
+    )
     # -- group A: Copilot CLI, Pi, OpenHands, Kimi CLI, Antigravity (same paths on macOS and Windows) --
     copilot = Path(env["COPILOT_HOME"]) if env.get("COPILOT_HOME") else home / ".copilot"
     yield ("Copilot CLI", copilot / "session-state", "session event logs (events.jsonl)", _suffix(".jsonl"))

@@ -141,6 +141,14 @@ AGENT_HOMES = [
         "fires",
     ),
     Place(
+        "Cline CLI",
+        "cline",
+        "cline:1756202500000",
+        [(AGENTS / "cline/tasks/1756202400000", ".cline/data/tasks/1756202500000")],
+        "unit",
+        "fires",
+    ),
+    Place(
         "Qwen Code",
         "qwen_code",
         "qwen-code:",
@@ -308,6 +316,8 @@ COMPANIONS = {
     ".config/Cursor/User/workspaceStorage/1a2b3c4d/workspace.json": '{"folder": "file:///home/sam"}',
     f"{CLINE_TASK}/task_metadata.json": "{}",
     f"{CLINE_TASK}/api_conversation_history.json": "[]",
+    ".cline/data/tasks/1756202500000/task_metadata.json": "{}",
+    ".cline/data/tasks/1756202500000/api_conversation_history.json": "[]",
     ".qwen/projects/-home-sam-src-garden-app/file-history/q-0001.json": "{}",
     ".factory/sessions/-home-sam-src-garden-app/6b8d0f2a-4c6e-4a8b-9d1f-3a5c7e9b1d2f.settings.json": "{}",
     ".cursor/projects/home-sam-src-garden-app/mcp-approvals.json": "{}",

@@ -203,13 +203,8 @@ def remote_candidates() -> list[tuple[str, str]]:
     overrides, plus VS Code Server's `User` folder (where remote extensions keep their chats): what
     `refind sources discover --host` looks for on another machine."""
     out: list[tuple[str, str]] = []
-    home = Path("~")
-    for tool, path, _reads, _match in agent_places(home, {}, "linux", every_editor=True):
+    for tool, path, _reads, _match in agent_places(Path("~"), {}, "linux", every_editor=True):
         out.append((tool, path.as_posix()))
-    server = home / ".vscode-server" / "data" / "User"
-    out.append(("Copilot Chat (VS Code Server)", (server / "workspaceStorage").as_posix()))
-    for ext, name in TASK_EXTENSIONS.items():
-        out.append((f"{name} (VS Code Server)", (server / "globalStorage" / ext / "tasks").as_posix()))
     return list(dict.fromkeys(out))
 
 
@@ -303,8 +298,8 @@ def _data_dirs(home: Path, env: Mapping[str, str], system: str) -> list[Path]:
 def _editor_dirs(
     home: Path, env: Mapping[str, str], system: str, every_editor: bool = False
 ) -> Iterator[tuple[str, Path]]:
-    """(editor, its `User` folder) for VS Code and its forks, on this platform (those that exist,
-    unless `every_editor`)."""
+    """(editor, its `User` folder) for VS Code and its forks, on this platform, and VS Code Server's
+    (where extensions used over VS Code Remote keep their chats): those that exist, unless `every_editor`."""
     if system == "darwin":
         base = home / "Library" / "Application Support"
     elif system.startswith("win"):
@@ -315,6 +310,9 @@ def _editor_dirs(
         user = base / editor / "User"
         if every_editor or user.is_dir():
             yield editor, user
+    server = home / ".vscode-server" / "data" / "User"  # this machine reached with VS Code Remote
+    if not system.startswith("win") and (every_editor or server.is_dir()):
+        yield "VS Code Server", server
 
 
 def _project_files(home: Path, depth: int) -> list[Path]:

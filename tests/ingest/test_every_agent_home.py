@@ -202,7 +202,7 @@ OPENHANDS_EVENTS = AGENTS / "openhands/conversations/5c6d7e8f90a14b2cb3d4e5f6a7b
 ANTIGRAVITY = AGENTS / "antigravity/brain/7e8f90a1-b2c3-4d4e-9f5a-6b7c8d9e0fa1/transcript_full.jsonl"
 
 # The same agents at their other documented Linux places: older layouts, other editors, the Flatpak,
-# preview channels, Kimi Code, the Antigravity IDE, Gemini CLI's JSONL logs, the home folder's own Crush
+# preview channels, VS Code Server, Kimi Code, the Antigravity IDE, Gemini CLI's JSONL logs, the home folder's own Crush
 # database.
 OTHER_PLACES = [
     Place(
@@ -267,6 +267,14 @@ OTHER_PLACES = [
         "cline",
         "cline:",
         [(AGENTS / "cline", ".config/Windsurf/User/globalStorage/saoudrizwan.claude-dev")],
+        "unit",
+        "fires",
+    ),
+    Place(
+        "Roo Code (VS Code Server)",
+        "cline",
+        "roo:",
+        [(AGENTS / "cline", ".vscode-server/data/User/globalStorage/rooveterinaryinc.roo-cline")],
         "unit",
         "fires",
     ),

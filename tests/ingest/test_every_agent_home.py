@@ -457,6 +457,14 @@ def test_every_agent_is_discovered_by_the_library_and_the_cli(home: Path, capsys
     listed = json.loads(capsys.readouterr().out)["found"]
     assert missing_tools([f["tool"] for f in listed]) == []
     assert sorted((f["tool"], f["path"]) for f in listed) == sorted((k.tool, str(k.path)) for k in found)
+    # recorded, then read through the CLI: nothing skipped, every agent's format indexed
+    assert main(["sources", "discover", "--add", "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["added"]) == len({k.path for k in found})
+    assert main(["sources", "ingest", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["skipped"] == []
+    assert main(["stats", "--json"]) == 0
+    formats = json.loads(capsys.readouterr().out)["formats"]
+    assert sorted({p.fmt for p in AGENT_HOMES} - set(formats)) == []
 
 
 @pytest.mark.parametrize("system", ["darwin", "win32"])

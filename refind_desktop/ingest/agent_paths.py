@@ -21,7 +21,7 @@ AGENT_FORMATS += agent_paths_b.FORMATS  # Qwen Code, Factory Droid, Amp, Cursor 
 AGENT_FORMATS += ("crush", "goose", "zed", "warp")  # group C: agents that keep their chats in SQLite
 
 AIDER_HISTORY = ".aider.chat.history.md"
-_GEMINI = re.compile(r"(?:^|/)\.gemini/tmp/[^/]+/(?:chats/[^/]+\.json|checkpoint-[^/]+\.json|logs\.json)$")
+_GEMINI = re.compile(r"(?:^|/)\.gemini/tmp/[^/]+/(?:chats/[^/]+\.jsonl?|checkpoint-[^/]+\.json|logs\.json)$")
 _GEMINI_TREE = re.compile(r"(?:^|/)\.gemini/tmp/[^/]+/")
 _TASK_FILES = ("ui_messages.json", "claude_messages.json", "api_conversation_history.json")
 _COPILOT = re.compile(r"(?:^|/)(?:chatSessions|emptyWindowChatSessions)/[^/]+\.jsonl?$")
@@ -31,12 +31,22 @@ _OPENCODE_TREE = re.compile(r"(?:^|/)opencode/storage/")
 _OPENCODE_OLD = re.compile(r"(?:^|/)storage/session/(?:message|part)/")
 _VSCODE_STORAGE = re.compile(r"(?:^|/)User/(?:workspaceStorage/[^/]+|globalStorage)/")
 _WORKSPACE_CHILD = re.compile(r"(?:^|/)User/workspaceStorage/[^/]+/([^/]+)$")
+_CLAUDE_PROJECT = re.compile(r"(?:^|/)\.claude/projects/[^/]+/")
+_CLAUDE_PRUNE = {"memory", "tool-results", "session-memory"}
+"""Claude Code's folders beside its transcripts: auto-memory notes, large tool outputs kept on disk,
+session summaries (what they hold is in the transcript, or is no chat)."""
 _OPENCODE_PRUNE = {"message", "part", "project", "todo", "session_diff", "snapshot", "share"}
 
 _SNIFF = (
     (
         "gemini_cli",
         re.compile(r'^\{(?=[\s\S]*"sessionId"\s*:)(?=[\s\S]*"projectHash"\s*:)(?=[\s\S]*"messages"\s*:)'),
+    ),
+    (  # a session log (0.35+): its first line is the metadata, one record a line after it
+        "gemini_cli",
+        re.compile(
+            r'^\{(?=[^\n]*"sessionId"\s*:)(?=[^\n]*"projectHash"\s*:)(?=[^\n]*"startTime"\s*:)[^\n]*\}\s*\n'
+        ),
     ),
     (
         "copilot_chat",
@@ -87,6 +97,11 @@ def classify(path: Path) -> tuple[str | None, str | None]:
     if _GEMINI.search(posix):
         if name == "logs.json" and (path.parent / "chats").is_dir():
             return None, "Gemini CLI prompt log (the chats folder next to it is read instead)"
+        if name.endswith(".json") and (path.parent / f"{name}l").is_file():
+            return (
+                None,
+                "Gemini CLI session from before its move to JSONL (the .jsonl beside it is read instead)",
+            )
         return "gemini_cli", None
     if name in _TASK_FILES and path.parent.parent.name == "tasks":
         if name == "api_conversation_history.json" and any(
@@ -136,8 +151,10 @@ def ignored(path: Path) -> bool:
     if reason and path.name.endswith(SIDE_FILES):
         return True  # -wal / -shm / -journal beside a database
     posix = path.as_posix()
-    if path.parent.parent.name == "tasks" and path.parent.parent.parent.name in _task_extensions():
+    if path.parent.parent.name == "tasks" and _task_root(path.parent.parent.parent):
         return True  # task_metadata.json, the api history next to ui_messages.json, ...
+    if _CLAUDE_PROJECT.search(posix) and not path.name.endswith((".jsonl", ".jsonl.zst")):
+        return True  # Claude Code writes its transcripts as JSONL; the rest of the tree is no chat
     return bool(
         agent_paths_b.ignored(posix)
         or _GEMINI_TREE.search(posix)
@@ -161,6 +178,8 @@ def pruned(folder: Path) -> bool:
         return folder.name in _OPENCODE_PRUNE
     if folder.parent.parent.name == "tasks" and folder.name == "checkpoints":
         return True
+    if folder.name in _CLAUDE_PRUNE and folder.parent.name != "projects" and _CLAUDE_PROJECT.search(posix):
+        return True
     if _sqlite_agent_pruned(folder) or agent_paths_a.pruned(folder, posix):  # group A
         return True
     return bool(_GEMINI_TREE.search(posix + "/") and folder.name == "checkpoints")
@@ -171,10 +190,12 @@ def folder_source(folder: Path) -> str | None:
     return agent_paths_a.folder_source(folder)  # group A: OpenHands conversations
 
 
-def _task_extensions() -> set[str]:
+def _task_root(folder: Path) -> bool:
+    """Whether `folder` holds Cline-style `tasks/`: an editor extension's storage, or the Cline CLI's
+    `~/.cline/data`."""
     from .cline import EXTENSIONS
 
-    return set(EXTENSIONS)
+    return folder.name in EXTENSIONS or (folder.name == "data" and folder.parent.name == ".cline")
 
 
 # -- group C: Crush, Goose, Zed and Warp (SQLite databases; Goose's older JSONL sessions) ----------

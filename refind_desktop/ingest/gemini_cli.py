@@ -1,7 +1,9 @@
-"""Gemini CLI reader: `~/.gemini/tmp/<project_hash>/chats/session-*.json`, saved chats and `logs.json`.
+"""Gemini CLI reader: `~/.gemini/tmp/<project>/chats/session-*.jsonl` (or `.json`), saved chats and `logs.json`.
 
 Three files hold conversations: auto-saved sessions (`chats/session-*.json`, an object with
-`sessionId`, `startTime` and `messages` of type user/gemini/info/error), chats saved with
+`sessionId`, `startTime` and `messages` of type user/gemini/info/error; since 0.35 the append-only
+`chats/session-*.jsonl`: a metadata line, then message records, a message written again when it
+changes, `{"$set": …}` metadata updates and `{"$rewindTo": id}` rewinds), chats saved with
 `/chat save <tag>` (`checkpoint-<tag>.json`, a list of API `{role, parts}` contents) and, in
 older versions without `chats/`, the prompt log `logs.json` (user prompts only).
 """
@@ -16,7 +18,15 @@ from typing import Any
 from ..errors import ParseError
 from ..types import Session
 from .agent_text import args_text, first_line, load_json, text_of, tool_text
-from .base import Message, ParseContext, finish_session, pair_turns, parse_timestamp, stable_id
+from .base import (
+    Message,
+    ParseContext,
+    finish_session,
+    iter_jsonl,
+    pair_turns,
+    parse_timestamp,
+    stable_id,
+)
 
 # The context message Gemini CLI (and its fork Qwen Code) sends first in every chat, and its canned reply.
 _SETUP = re.compile(r"^This is the [^.\n]{1,40}\. We are setting up the context for our chat\.")
@@ -39,6 +49,9 @@ def read(path: Path, ctx: ParseContext, prefix: str, speaker: str, agent: str) -
 
     Qwen Code (a Gemini CLI fork) wrote the same files under `~/.qwen/tmp/` before its JSONL layout.
     """
+    if path.name.endswith(".jsonl"):
+        yield from _session_file(path, _session_log(path, ctx, agent), ctx, prefix, speaker)
+        return
     data = load_json(path, f"a {agent} chat")
     if isinstance(data, dict) and isinstance(data.get("messages"), list):
         yield from _session_file(path, data, ctx, prefix, speaker)
@@ -87,6 +100,34 @@ def _session_file(
     )
     if session is not None:
         yield session
+
+
+def _session_log(path: Path, ctx: ParseContext, agent: str) -> dict[str, Any]:
+    """The conversation an append-only session log holds, as the CLI itself loads it: the metadata
+    line with its `$set` updates, and the messages by id (a message written again replaces its earlier
+    copy in place; `$rewindTo` drops that message and every later one; a `messages` list set by `$set`
+    stands for the whole conversation)."""
+    meta: dict[str, Any] = {}
+    messages: dict[str, dict[str, Any]] = {}
+    for _lineno, rec in iter_jsonl(path, ctx):
+        if not isinstance(rec, dict):
+            continue
+        if isinstance(rec.get("$rewindTo"), str):
+            ids = list(messages)
+            cut = ids.index(rec["$rewindTo"]) if rec["$rewindTo"] in messages else 0
+            for mid in ids[cut:]:
+                del messages[mid]
+        elif isinstance(rec.get("id"), str):
+            messages[rec["id"]] = rec
+        elif isinstance(rec.get("$set"), dict):
+            meta.update(rec["$set"])
+        elif isinstance(rec.get("sessionId"), str) and isinstance(rec.get("projectHash"), str):
+            meta.update(rec)
+    if not isinstance(meta.get("sessionId"), str):
+        raise ParseError(f"{path}: not a {agent} session log (no session metadata line); skipped")
+    listed = meta.get("messages")
+    meta["messages"] = listed if isinstance(listed, list) and listed else list(messages.values())
+    return meta
 
 
 def _tool_call(call: dict[str, Any]) -> str:

@@ -101,7 +101,7 @@ def agent_places(
     codex = Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else home / ".codex"
     for sub in ("sessions", "archived_sessions"):
         yield ("Codex", codex / sub, "rollouts (rollout-*.jsonl)", lambda d, n: n.startswith("rollout-"))
-    yield ("Gemini CLI", home / ".gemini" / "tmp", "chat sessions and saved chats (*.json)", _gemini)
+    yield ("Gemini CLI", home / ".gemini" / "tmp", "chat sessions and saved chats (*.jsonl, *.json)", _gemini)
     for data in _data_dirs(home, env, system):
         if (data / "opencode" / "opencode.db").is_file():  # 1.2+: the JSON storage was migrated into it
             yield ("OpenCode", data / "opencode" / "opencode.db", "sessions (SQLite, read-only)", _never)
@@ -118,6 +118,12 @@ def agent_places(
         cont / "sessions",
         "chat sessions (*.json)",
         lambda d, n: n.endswith(".json") and n != "sessions.json",
+    )
+    yield (
+        "Cline CLI",
+        home / ".cline" / "data" / "tasks",
+        "task conversations (ui_messages.json)",
+        _named("ui_messages.json", "claude_messages.json", "api_conversation_history.json"),
     )
     # -- group A: Copilot CLI, Pi, OpenHands, Kimi CLI, Antigravity (same paths on macOS and Windows) --
     copilot = Path(env["COPILOT_HOME"]) if env.get("COPILOT_HOME") else home / ".copilot"
@@ -197,13 +203,8 @@ def remote_candidates() -> list[tuple[str, str]]:
     overrides, plus VS Code Server's `User` folder (where remote extensions keep their chats): what
     `refind sources discover --host` looks for on another machine."""
     out: list[tuple[str, str]] = []
-    home = Path("~")
-    for tool, path, _reads, _match in agent_places(home, {}, "linux", every_editor=True):
+    for tool, path, _reads, _match in agent_places(Path("~"), {}, "linux", every_editor=True):
         out.append((tool, path.as_posix()))
-    server = home / ".vscode-server" / "data" / "User"
-    out.append(("Copilot Chat (VS Code Server)", (server / "workspaceStorage").as_posix()))
-    for ext, name in TASK_EXTENSIONS.items():
-        out.append((f"{name} (VS Code Server)", (server / "globalStorage" / ext / "tasks").as_posix()))
     return list(dict.fromkeys(out))
 
 
@@ -226,6 +227,10 @@ def _named(*names: str) -> Callable[[str, str], bool]:
 def _gemini(folder: str, name: str) -> bool:
     if name == "logs.json":  # the old prompt log, read only where no chats folder replaced it
         return not os.path.isdir(os.path.join(folder, "chats"))
+    if os.path.basename(folder) == "chats" and name.endswith(".jsonl"):
+        return True  # 0.35+: an append-only session log (a `.json` beside it is the same session)
+    if name.endswith(".json") and os.path.isfile(os.path.join(folder, f"{name}l")):
+        return False
     return name.endswith(".json") and (os.path.basename(folder) == "chats" or name.startswith("checkpoint-"))
 
 
@@ -293,8 +298,8 @@ def _data_dirs(home: Path, env: Mapping[str, str], system: str) -> list[Path]:
 def _editor_dirs(
     home: Path, env: Mapping[str, str], system: str, every_editor: bool = False
 ) -> Iterator[tuple[str, Path]]:
-    """(editor, its `User` folder) for VS Code and its forks, on this platform (those that exist,
-    unless `every_editor`)."""
+    """(editor, its `User` folder) for VS Code and its forks, on this platform, and VS Code Server's
+    (where extensions used over VS Code Remote keep their chats): those that exist, unless `every_editor`."""
     if system == "darwin":
         base = home / "Library" / "Application Support"
     elif system.startswith("win"):
@@ -305,6 +310,9 @@ def _editor_dirs(
         user = base / editor / "User"
         if every_editor or user.is_dir():
             yield editor, user
+    server = home / ".vscode-server" / "data" / "User"  # this machine reached with VS Code Remote
+    if not system.startswith("win") and (every_editor or server.is_dir()):
+        yield "VS Code Server", server
 
 
 def _project_files(home: Path, depth: int) -> list[Path]:

@@ -13,18 +13,11 @@ German half is a set folder for `export_qa.py` (the chat file and the half's que
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import shutil
 from pathlib import Path
 
-from refind_desktop.eval.split import HALVES, load
-
-
-def _json(path: Path):
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        return json.load(f)
+from refind_desktop.eval.split import HALVES, load, read_json
 
 
 def main() -> int:
@@ -37,7 +30,7 @@ def main() -> int:
     members = load()[args.set]
     if args.set == "de":
         src = args.data[0]
-        spec = _json(src / "questions.json")
+        spec = read_json(src / "questions.json")
         spec["questions"] = [q for q in spec["questions"] if members[q["id"]] == args.half]
         args.out.mkdir(parents=True, exist_ok=True)
         for f in src.iterdir():
@@ -49,7 +42,7 @@ def main() -> int:
         print(f"de {args.half}: {len(spec['questions'])} questions -> {args.out}")
         return 0
     key = "question_id" if args.set == "longmemeval" else "sample_id"
-    items = [it for p in args.data for it in _json(p) if members[it[key]] == args.half]
+    items = [it for p in args.data for it in read_json(p) if members[it[key]] == args.half]
     args.out.write_text(json.dumps(items), encoding="utf-8")
     print(f"{args.set} {args.half}: {len(items)} items -> {args.out}")
     return 0

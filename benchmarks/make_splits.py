@@ -9,18 +9,11 @@ only counts. Run once; the file is committed and never redrawn:
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 from collections import Counter
 from pathlib import Path
 
-from refind_desktop.eval.split import SEED, SPLITS_FILE, draw
-
-
-def _json(path: Path):
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        return json.load(f)
+from refind_desktop.eval.split import SEED, SPLITS_FILE, draw, read_json
 
 
 def main() -> int:
@@ -31,12 +24,12 @@ def main() -> int:
     ap.add_argument("--out", type=Path, default=SPLITS_FILE)
     args = ap.parse_args()
     sets: dict[str, dict[str, str]] = {}
-    lme = [(q["question_id"], q["question_type"]) for p in args.lme for q in _json(p)]
+    lme = [(q["question_id"], q["question_type"]) for p in args.lme for q in read_json(p)]
     sets["longmemeval"] = draw(lme)
     if args.locomo:
-        sets["locomo"] = draw((c["sample_id"], "conversation") for c in _json(args.locomo))
+        sets["locomo"] = draw((c["sample_id"], "conversation") for c in read_json(args.locomo))
     if args.de:
-        questions = _json(args.de / "questions.json")["questions"]
+        questions = read_json(args.de / "questions.json")["questions"]
         sets["de"] = draw((q["id"], q.get("category", "")) for q in questions)
     out = {"seed": SEED, "drawn": "2026-12-04", "sets": sets}
     args.out.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n", encoding="utf-8")

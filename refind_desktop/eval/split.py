@@ -12,6 +12,7 @@ rule never moves a question from one half to the other.
 
 from __future__ import annotations
 
+import gzip
 import json
 import random
 from collections import defaultdict
@@ -41,6 +42,13 @@ def draw(keys: Iterable[tuple[str, str]], seed: int = SEED) -> dict[str, str]:
             out[key] = HALVES[turn % 2]
             turn += 1
     return out
+
+
+def read_json(path: Path):
+    """A benchmark file's JSON (`.gz` or plain)."""
+    opener = gzip.open if Path(path).suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        return json.load(f)
 
 
 def load(path: Path = SPLITS_FILE) -> dict[str, dict[str, str]]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .agent_text import args_text, output_text, tool_text
+from .base import Message
 
 SYSTEM_REMINDER = re.compile(r"<system-reminder>.*?(?:</system-reminder>|\Z)", re.DOTALL)
 
@@ -106,3 +107,21 @@ def strip_reminders(text: str) -> str:
     if "<system-reminder>" not in text:
         return text.strip()
     return SYSTEM_REMINDER.sub("", text).strip()
+
+
+def block_message(role: object, content: object, names: dict[str, str], ts, msg_id: str) -> Message | None:
+    """A message of Anthropic-style content blocks: the user's text (reminders stripped), tool results
+    (which travel in user messages but belong to the reply), or the assistant's text and tool calls;
+    None for other roles and for nothing visible."""
+    blocks = read_blocks(content, names)
+    if role == "user":
+        texts = [t for t in (strip_reminders(t) for t in blocks.texts) if t]
+        if texts:
+            return Message("user", "\n\n".join(texts), ts, msg_id)
+        if blocks.tools:
+            return Message("assistant", "\n\n".join(blocks.tools), ts, msg_id)
+        return None
+    if role == "assistant":
+        body = blocks.body()
+        return Message("assistant", body, ts, msg_id) if body else None
+    return None

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import ParseError
 from ..types import Session
-from .agent_blocks import read_blocks, strip_reminders
+from .agent_blocks import block_message
 from .agent_text import first_line, load_json
 from .base import Message, ParseContext, finish_session, pair_turns, parse_timestamp, stable_id
 
@@ -62,15 +62,5 @@ def _message(msg: dict[str, Any], names: dict[str, str], n: int) -> Message | No
     meta = msg.get("meta") if isinstance(msg.get("meta"), dict) else {}
     ts = parse_timestamp(meta.get("sentAt") or msg.get("sentAt") or msg.get("timestamp"))
     msg_id = str(msg.get("messageId", n))
-    blocks = read_blocks(msg.get("content"), names)
-    if role == "user":
-        texts = [t for t in (strip_reminders(t) for t in blocks.texts) if t]
-        if texts:
-            return Message("user", "\n\n".join(texts), ts, msg_id)
-        if blocks.tools:  # tool results travel in user messages: they belong to the reply
-            return Message("assistant", "\n\n".join(blocks.tools), ts, msg_id)
-        return None
-    if role == "assistant":
-        body = blocks.body()
-        return Message("assistant", body, ts, msg_id) if body else None
-    return None  # info: summaries, manual shell runs, notices
+    # info messages (summaries, manual shell runs, notices): None
+    return block_message(role, msg.get("content"), names, ts, msg_id)

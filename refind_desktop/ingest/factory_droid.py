@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import ParseError
 from ..types import Session
-from .agent_blocks import read_blocks, strip_reminders
+from .agent_blocks import block_message
 from .agent_text import first_line
 from .base import JsonlStats, Message, ParseContext, finish_session, iter_jsonl, pair_turns, parse_timestamp
 
@@ -81,15 +81,5 @@ def _message(line: dict[str, Any], names: dict[str, str]) -> Message | None:
     role = msg.get("role")
     ts = parse_timestamp(line.get("timestamp") or msg.get("timestamp"))
     msg_id = str(line.get("id") or "")
-    blocks = read_blocks(msg.get("content"), names)
-    if role == "user":
-        texts = [t for t in (strip_reminders(t) for t in blocks.texts) if t]
-        if texts:
-            return Message("user", "\n\n".join(texts), ts, msg_id)
-        if blocks.tools:  # tool results travel in user messages: they belong to the reply
-            return Message("assistant", "\n\n".join(blocks.tools), ts, msg_id)
-        return None
-    if role == "assistant":
-        body = blocks.body()
-        return Message("assistant", body, ts, msg_id) if body else None
-    return None  # system and other roles are not chat
+    # system and other roles are not chat: None
+    return block_message(role, msg.get("content"), names, ts, msg_id)

@@ -7,8 +7,9 @@ ONLY aggregates (never a question, an answer or an id), so it is safe on the che
 
 For a run of the product's answer stage it also prints, from the same records, the stage before the
 checks (`NAME:draft`) and each check alone (`NAME:program`: the program's checks without the confirming
-reading; `NAME:confirm`: the confirming reading without the stems check), with the confirming reading's
-seconds taken off where it is not used.
+reading, with the stems check for records made while it existed; `NAME:confirm`: the checks as they are
+now, the confirming reading without the stems check), with the confirming reading's seconds taken off
+where it is not used.
 """
 
 from __future__ import annotations
@@ -80,7 +81,8 @@ def variant(rec: dict, name: str) -> tuple[str, bool, float, int]:
     if "compute" in (v.get("failed") or []) or not v:
         fails = {"draft": False, "program": True, "confirm": True}[name]
     else:
-        typed, news, stems = v.get("typed", True), v.get("news", True), v.get("stems", True)
+        typed, news = v.get("typed", True), v.get("news", True)
+        stems = v.get("stems", True)  # records made while the stems check existed
         about, answers = v.get("about"), v.get("answers")
         fails = {
             "draft": False,

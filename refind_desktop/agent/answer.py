@@ -97,6 +97,17 @@ def evidence_notes(run: Run) -> list[Note]:
     ]
 
 
+def distinctive(run: Run) -> set[str]:
+    """The stems of the rarer half of the question's content words (fewest turns hold them: the words
+    that say what it is about, "Meindl", "boots", not "bought", "realized")."""
+    q = run.asked
+    words = list(q.subject)
+    if not words:
+        return set()
+    rare = run.session.rarest(words, max(1, (len(words) + 1) // 2)) or words
+    return {s for w in rare for s in stems(w, q.lang)}
+
+
 def naming(evidence: list[Passage], keys: set[str], lang: str) -> list[Passage]:
     """The passages whose hit turns hold one of `keys`."""
     if not keys:
@@ -208,9 +219,7 @@ def answer(run: Run) -> Answer:
     """Stage 2 for `run` (see the module docstring)."""
     q = run.asked
     evidence = passages(evidence_notes(run), q.subject, first_search_first=not q.aggregates)
-    first, aside = (
-        (evidence, []) if q.kind == "recommend" else by_wording(evidence, earn.distinctive(run), q.lang)
-    )
+    first, aside = (evidence, []) if q.kind == "recommend" else by_wording(evidence, distinctive(run), q.lang)
     first, aside = of_the_time(first, run), of_the_time(aside, run)
     for before in checks.BEFORE:
         refusal = before(q, evidence)
@@ -256,7 +265,7 @@ def answer(run: Run) -> Answer:
         why = _why(found, verdicts.failed[0])
         # the cited turns when they tell of the thing asked, then the turns closest to the question
         cited = [ln for ref in composed.citations if (ln := line_of(done, ref)) is not None]
-        shown = (cited if verdicts.stems or verdicts.about else []) + closest_lines(run, done)
+        shown = (cited if verdicts.about is not False else []) + closest_lines(run, done)
         return unsure(run, why, shown, draft=composed.text, verdicts=verdicts.to_json())
     return deliver(
         run,

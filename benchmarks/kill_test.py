@@ -256,6 +256,9 @@ def run(
     worst_dups = 0
     per_op: Counter = Counter()
     completed_forgets: set[str] = set()
+    # a delay longer than an operation is known to take cannot kill it: after an operation finishes
+    # within its delay, its next delay is drawn below that one (a fast machine still gets its kills)
+    bound: dict[str, float] = {}
     for i in range(kills):
         if budget_s is not None and time.monotonic() - t0 > budget_s:
             break
@@ -277,13 +280,15 @@ def run(
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        time.sleep(rng.uniform(0.05, max_delay))
+        delay = rng.uniform(0.05, bound.get(op, max_delay))
+        time.sleep(delay)
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
             killed += 1
             per_op[f"{op}_killed"] += 1
         else:
             finished += 1
+            bound[op] = max(0.1, min(bound.get(op, max_delay), delay))
             per_op[f"{op}_finished"] += 1
             if op == "forget" and proc.returncode == 0:
                 completed_forgets.add(target)

@@ -125,17 +125,27 @@ def by_wording(evidence: list[Passage], keys: set[str], lang: str) -> tuple[list
     return first, [p for p in evidence if p not in first]
 
 
+def asked_words(run: Run) -> list[set[str]]:
+    """The question's content words, each once, as the index stems them in its language."""
+    q = run.asked
+    return [set(stems(w, q.lang)) for w in dict.fromkeys(q.subject)]
+
+
+def held(words: list[set[str]], text: str, lang: str) -> int:
+    """How many of `words` (`asked_words`) `text` holds, by the index's stems."""
+    mine = set(stems(text, lang))
+    return sum(1 for w in words if mine & w)
+
+
 def spoken_of(run: Run, read: list[Passage]) -> Passage | None:
     """The first passage read that shows the chats speak of what is asked, though no reading stated it:
     it holds more than half of the question's content words. None when none does (then the thing asked
     about is not in what was found, as far as its words tell)."""
-    q = run.asked
-    words = list(dict.fromkeys(q.subject))
+    words = asked_words(run)
     if not words:
         return None
     for passage in read:
-        held = {s for ln in passage.lines for s in stems(ln.view.text, q.lang)}
-        if 2 * sum(1 for w in words if held & set(stems(w, q.lang))) > len(words):
+        if 2 * held(words, " ".join(ln.view.text for ln in passage.lines), run.asked.lang) > len(words):
             return passage
     return None
 
@@ -144,18 +154,12 @@ def closest_lines(run: Run, read: list[Passage], n: int = QUOTES) -> list[Line]:
     """The `n` turns of the passages read that hold most of the question's words (hit turns first on a
     tie, then reading order), each holding at least half as many as the closest one: what an unsure
     outcome shows."""
-    q = run.asked
-    words = [set(stems(w, q.lang)) for w in dict.fromkeys(q.subject)]
-
-    def holds(ln: Line) -> int:
-        mine = set(stems(ln.view.text, q.lang))
-        return sum(1 for w in words if mine & w)
-
+    words = asked_words(run)
     lines = [ln for p in read for ln in p.lines]
-    held = [holds(ln) for ln in lines]
-    ranked = sorted(range(len(lines)), key=lambda i: (-held[i], not lines[i].hit, i))
-    best = held[ranked[0]] if ranked else 0
-    return [lines[i] for i in ranked[:n] if held[i] and 2 * held[i] >= best] or [
+    count = [held(words, ln.view.text, run.asked.lang) for ln in lines]
+    ranked = sorted(range(len(lines)), key=lambda i: (-count[i], not lines[i].hit, i))
+    best = count[ranked[0]] if ranked else 0
+    return [lines[i] for i in ranked[:n] if count[i] and 2 * count[i] >= best] or [
         ln for ln in lines if ln.hit
     ][:1]
 

@@ -1,7 +1,8 @@
 """What an answer must pass before it is stated as one: it is the type of thing the question asks for, it
 says something the question does not, and (for a single fact) one short reading of the turn it cites
-says that turn tells of the thing asked about and answers it. Each check is general (no benchmark in it); a failed one makes the outcome "unsure", with the
-passages shown verbatim instead of a claimed answer."""
+says that turn tells of the thing asked about and answers it. Each check is general (no benchmark in
+it); a failed one makes the outcome "unsure", with the passages shown verbatim instead of a claimed
+answer."""
 
 from __future__ import annotations
 

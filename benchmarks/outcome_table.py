@@ -10,6 +10,11 @@ checks (`NAME:draft`) and each check alone (`NAME:program`: the program's checks
 reading, with the stems check for records made while it existed; `NAME:confirm`: the checks as they are
 now, the confirming reading without the stems check), with the confirming reading's seconds taken off
 where it is not used.
+
+With `--parts` it prints, for those runs, how the confirming reading of a computed answer's turns would
+end under each rule, from the same records (`none`: not used; `about`: a turn it says is not about what
+is asked makes the answer unsure; `both`: so does an item it says is not one of the things asked
+for). These rows use the stored scores, so they work for `export_qa.py` records too.
 """
 
 from __future__ import annotations
@@ -129,10 +134,45 @@ def row(recs: list[dict], name: str) -> dict:
     }
 
 
+PART_RULES = {
+    "none": lambda parts: False,
+    "about": lambda parts: any(a is False for a, _ in parts),
+    "both": lambda parts: any(a is False or b is False for a, b in parts),
+}
+
+
+def part_scores(rec: dict, rule: str) -> tuple[float, float, float]:
+    """(right, wrong, unsure) of one record had the computed answer's parts been judged by `rule`."""
+    v = rec.get("verdicts") or {}
+    failed = set(v.get("failed") or [])
+    parts = v.get("parts") or []
+    stated = float(rec.get("draft_right") or 0) + float(rec.get("draft_wrong") or 0)
+    if not parts or failed - {"part"} or not stated:
+        return float(rec.get("right") or 0), float(rec.get("wrong") or 0), float(rec.get("unsure") or 0)
+    if PART_RULES[rule](parts):
+        return 0.0, 0.0, 1.0
+    return float(rec.get("draft_right") or 0), float(rec.get("draft_wrong") or 0), 0.0
+
+
+def part_rows(name: str, recs: list[dict]) -> None:
+    """The three part rules side by side for one run (aggregates only)."""
+    n = len(recs) or 1
+    checked = sum(1 for r in recs if (r.get("verdicts") or {}).get("parts"))
+    for rule in PART_RULES:
+        got = [part_scores(r, rule) for r in recs]
+        right, wrong, unsure = (sum(g[i] for g in got) / n for i in range(3))
+        print(f"| {name}:parts-{rule} | {len(recs)} | {right:.2f} | {wrong:.2f} | {unsure:.2f} | {checked} |")
+
+
 def fmt(v) -> str:
     if v is None:
         return "-"
     return f"{v:.2f}" if isinstance(v, float) else str(v)
+
+
+def variants_of_names(spec: str, runs: dict) -> list[str]:
+    """The run names `--variants` lists that were given."""
+    return [n for n in spec.split(",") if n in runs]
 
 
 def main() -> int:
@@ -140,6 +180,7 @@ def main() -> int:
     ap.add_argument("runs", nargs="+", help="NAME=path/to/qa-….jsonl")
     ap.add_argument("--variants", default="refind", help="runs whose draft and single checks are shown too")
     ap.add_argument("--by-type", action="store_true")
+    ap.add_argument("--parts", action="store_true", help="the part-checking rules of computed answers")
     args = ap.parse_args()
     runs = {}
     for spec in args.runs:
@@ -147,6 +188,12 @@ def main() -> int:
         runs[name] = load(Path(path))
     common = set.intersection(*(set(r) for r in runs.values()))
     non_pref = {q for q in common if runs[next(iter(runs))][q].get("type") != "single-session-preference"}
+    if args.parts:
+        print("| rule | n | right | wrong | unsure | computed answers read |\n|---|---|---|---|---|---|")
+        for subset_name, subset in (("non-preference", non_pref), ("all", common)):
+            for name in variants_of_names(args.variants, runs):
+                part_rows(f"{name} {subset_name}", [runs[name][q] for q in sorted(subset)])
+        return 0
     print(f"{len(common)} questions answered by every run ({len(non_pref)} non-preference)")
     keys = [
         "n",

@@ -1,8 +1,9 @@
 """What an answer must pass before it is stated as one: it is the type of thing the question asks for, it
-says something the question does not, and (for a single fact) one short reading of the turn it cites
-says that turn tells of the thing asked about and answers it. Each check is general (no benchmark in
-it); a failed one makes the outcome "unsure", with the passages shown verbatim instead of a claimed
-answer."""
+says something the question does not, and one short reading of each turn it rests on says that turn
+tells of the thing asked about (for a single fact: and that it answers it; for a computed answer, a
+count, a total, a span or an order, each of the turns it is worked out from is read so). Each check is
+general (no benchmark in it); a failed one makes the outcome "unsure", with the passages shown verbatim
+instead of a claimed answer."""
 
 from __future__ import annotations
 
@@ -13,12 +14,15 @@ from dataclasses import dataclass, field
 from ..lang import PACKS, tokens
 from . import prompts
 from .answerers import Composed, Found
+from .question import COMPUTED
 from .reading import Item, news
 from .render import neutralise
 from .run import Run
 
 SINGLE = ("lookup", "yesno", "when", "latest")
 """Kinds whose answer is one item read from one turn (the confirming reading reads that turn)."""
+PARTS = 4
+"""Turns of a computed answer read by the confirming reading at most (the first ones it cites)."""
 _DIGITS = re.compile(r"\d")
 
 
@@ -32,6 +36,10 @@ class Verdicts:
     """The confirming reading: does the cited turn tell of the thing asked about (None: not asked)."""
     answers: bool | None = None
     """The confirming reading: does it say the answer is these words (of the asked type)."""
+    parts: list[list[bool | None]] = field(default_factory=list)
+    """For a computed answer: [about, answers] of each turn it is worked out from, as one reading of
+    that turn alone says (a part is "about" when the turn tells of what is asked, "answers" when its
+    item is one of the things the question counts, adds, compares or dates)."""
     failed: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
@@ -41,6 +49,7 @@ class Verdicts:
             "news": self.news,
             "about": self.about,
             "answers": self.answers,
+            "parts": [list(p) for p in self.parts],
             "failed": list(self.failed),
         }
 
@@ -121,9 +130,27 @@ def confirm_prompt(found: Found, item: Item, speaker: str) -> str:
     )
 
 
-def confirm(run: Run, found: Found, item: Item, speaker: str) -> tuple[bool | None, bool | None]:
+def part_prompt(found: Found, item: Item, speaker: str) -> str:
+    """The confirming reading of one turn a computed answer is worked out from: the question, then the
+    turn and the item read from it, both inside the data section."""
+    q = found.question
+    turn = prompts.turn_text(speaker, neutralise(item.text, 900))
+    return (
+        f"Question: {neutralise(q.text, 400, one_line=True)}\n\n"
+        f'<<<DATA\nChat turn: {turn}\n\nProposed item: "{proposed(item)}"\nDATA>>>\n\n'
+        "The answer is worked out from several chat turns; this is one of them. Judge the proposed item by "
+        'this chat turn alone. "about": does the turn tell of the very thing (or one of the things) the '
+        'question asks about (not merely something of the same kind)? "answers": is the proposed item '
+        "itself one of the things the question counts, adds up, compares or dates?\n"
+        'Reply as JSON: {"about": true or false, "answers": true or false}.'
+    )
+
+
+def confirm(
+    run: Run, found: Found, item: Item, speaker: str, prompt=confirm_prompt
+) -> tuple[bool | None, bool | None]:
     """(about, answers) from one short constrained reading; (None, None) when it gave no valid reply."""
-    data = run.ask("confirm", confirm_prompt(found, item, speaker), CONFIRM_SCHEMA, 24, usage_stage="confirm")
+    data = run.ask("confirm", prompt(found, item, speaker), CONFIRM_SCHEMA, 24, usage_stage="confirm")
     if not isinstance(data, dict):
         return None, None
     return bool(data.get("about")), bool(data.get("answers"))
@@ -144,6 +171,8 @@ def judge(run: Run, found: Found, composed: Composed, speaker: Speaker) -> Verdi
     v.news = q.kind == "recommend" or q.kind == "yesno" or tells_news(found, items)
     if q.kind in SINGLE and items:
         v.about, v.answers = confirm(run, found, items[0], speaker(items[0]))
+    elif q.kind in COMPUTED and composed.computed:
+        v.parts = [list(confirm(run, found, it, speaker(it), part_prompt)) for it in items[:PARTS]]
     if not v.typed:
         v.failed.append("type")
     if not v.news:
@@ -152,4 +181,6 @@ def judge(run: Run, found: Found, composed: Composed, speaker: Speaker) -> Verdi
         v.failed.append("about")
     if v.answers is False:
         v.failed.append("answers")
+    if any(about is False for about, _ in v.parts):
+        v.failed.append("part")
     return v

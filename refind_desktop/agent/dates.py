@@ -50,6 +50,34 @@ def event_day(words: str, said: datetime | None, tz: tzinfo, languages: tuple[st
     return Day(day, period if period in ("day", "week", "month", "year") else "day")
 
 
+def dated_in(words: str, said: datetime | None, tz: tzinfo, languages: tuple[str, ...]) -> Day | None:
+    """The day a date written with a number inside `words` names ("got them on January 10th", "am
+    3.5.", "3 days ago"), read as `event_day` reads it; None when `words` write no such day (words
+    without a number, "last time", "on Sunday", are left to the reading's own time words, and so is a
+    year or a month alone)."""
+    if said is None or not any(c.isdigit() for c in words):
+        return None
+    from dateparser.search import search_dates  # deferred: loads its language data on first use
+
+    base = said.astimezone(tz).replace(tzinfo=None) if said.tzinfo else said
+    with _lock:
+        try:
+            hits = (
+                search_dates(
+                    words[:200], languages=list(dict.fromkeys(languages)), settings={"RELATIVE_BASE": base}
+                )
+                or []
+            )
+        except (ValueError, OverflowError, TypeError):
+            return None
+    for text, _ in hits:
+        if any(c.isdigit() for c in text):
+            day = event_day(text, said, tz, languages)
+            if day is not None and day.period == "day":
+                return day
+    return None
+
+
 def _parse(words: str, base: datetime, langs: list[str], prefer: str) -> tuple[date, str] | None:
     """dateparser's reading of `words` against `base`, preferring dates from `prefer` ("past" or
     "future") when the words leave it open."""

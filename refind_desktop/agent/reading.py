@@ -12,7 +12,7 @@ from ..index.said import ASSISTANT_STYLE, person_words
 from ..index.schema import stems
 from ..lang import CURRENCIES, PACKS, WORD, tokens
 from . import prompts
-from .dates import Day, event_day
+from .dates import Day, dated_in, event_day
 from .events import ReadEvent
 from .evidence import Line, Passage, stem
 from .question import Question
@@ -238,6 +238,8 @@ def check(q: Question, passage: Passage, data: dict, tz, order: int) -> list[Ite
         day = None
         if when_words and copied(when_words, full):
             day = event_day(when_words, said, tz, langs)
+        if day is None:  # a date written in the words read dates the item, not the turn's own time
+            day = dated_in(words, said, tz, langs)
         key = (line.ref, words.lower())
         if key in seen:
             continue

@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 from helpers.agent import ask_once, day, session
 
 from refind_desktop.agent.answerers import Found, answerer_for
-from refind_desktop.agent.dates import Day, distance, event_day, written_day
+from refind_desktop.agent.dates import Day, dated_in, distance, event_day, written_day
 from refind_desktop.agent.evidence import Line, Passage
 from refind_desktop.agent.question import understand
 from refind_desktop.agent.reading import Item, check, stated
@@ -93,6 +93,17 @@ def test_a_day_without_its_year_is_the_one_nearest_to_when_it_was_written():
     )
     # a day that names its year keeps it
     assert event_day("am 23. Mai 2023", monday, BERLIN, ("de",)).day == date(2023, 5, 23)
+
+
+def test_a_day_written_with_a_number_in_the_words_read_dates_them():
+    said = datetime(2024, 3, 20, 18, 0, tzinfo=UTC)
+    assert dated_in("I got my new running shoes on March 2nd", said, UTC, ("en",)) == Day(date(2024, 3, 2))
+    assert dated_in("die Heizung kam am 4. März", said, BERLIN, ("de", "en")).day == date(2024, 3, 4)
+    assert dated_in("we flew back 3 days ago", said, UTC, ("en",)).day == date(2024, 3, 17)
+    # no number, or no day: left to the reading's own time words (else the turn's time)
+    assert dated_in("we met on Sunday", said, UTC, ("en",)) is None
+    assert dated_in("I bought 3 plants", said, UTC, ("en",)) is None
+    assert dated_in("we moved there in 2019", said, UTC, ("en",)) is None
 
 
 def test_calendar_distances_count_as_a_person_does():

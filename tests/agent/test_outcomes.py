@@ -250,3 +250,15 @@ def test_a_total_whose_every_turn_is_confirmed_is_stated():
     result, _ = ask_once(chats, "How much did I spend on bikes?", NOW, **asked)
     assert result.outcome == "answer" and "450" in result.answer
     assert result.verdicts["parts"] == [[True, True], [True, True]] and not result.verdicts["failed"]
+
+
+def test_a_when_question_takes_the_day_the_words_write_not_the_day_of_the_chat():
+    chats = [session("s:shoes", day(3, 20), "I got my new running shoes on March 2nd, they are great.")]
+    result, _ = ask_once(
+        chats,
+        "When did I get my running shoes?",
+        NOW,
+        relevance={"relevant": [1]},
+        read=reading_of("got my new running shoes on March 2nd"),
+    )
+    assert result.outcome == "answer" and "2 March 2024" in result.answer and "20 March" not in result.answer

@@ -83,7 +83,9 @@ def variant(rec: dict, name: str) -> tuple[str, bool, float, int]:
     if not drafted:  # not found, or unsure from the closest turn: the same in every variant
         return outcome, correct, seconds - confirm_seconds(rec), calls - confirm_calls(rec)
     v = rec.get("verdicts") or {}
-    if "compute" in (v.get("failed") or []) or not v:
+    if not v:  # no check ran (a suggestion): every variant ends as the run did
+        return outcome, correct, seconds, calls
+    if "compute" in (v.get("failed") or []):
         fails = {"draft": False, "program": True, "confirm": True}[name]
     else:
         typed, news = v.get("typed", True), v.get("news", True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..lang import PACKS, tokens
 from . import prompts
@@ -22,7 +22,11 @@ from .run import Run
 SINGLE = ("lookup", "yesno", "when", "latest")
 """Kinds whose answer is one item read from one turn (the confirming reading reads that turn)."""
 PARTS = 4
-"""Turns of a computed answer read by the confirming reading at most (the first ones it cites)."""
+"""Turns of a computed answer or a list read by the confirming reading at most (the first ones it
+cites)."""
+ITEMWISE = (*COMPUTED, "list")
+"""Kinds whose answer rests on several turns, each read again alone: a computed answer fails with one
+part that is not about what is asked; a list drops such a part and fails only when every part is so."""
 _DIGITS = re.compile(r"\d")
 
 
@@ -171,7 +175,7 @@ def judge(run: Run, found: Found, composed: Composed, speaker: Speaker) -> Verdi
     v.news = q.kind == "recommend" or q.kind == "yesno" or tells_news(found, items)
     if q.kind in SINGLE and items:
         v.about, v.answers = confirm(run, found, items[0], speaker(items[0]))
-    elif q.kind in COMPUTED and composed.computed:
+    elif q.kind in ITEMWISE and (composed.computed or q.kind == "list"):
         v.parts = [list(confirm(run, found, it, speaker(it), part_prompt)) for it in items[:PARTS]]
     if not v.typed:
         v.failed.append("type")
@@ -181,6 +185,20 @@ def judge(run: Run, found: Found, composed: Composed, speaker: Speaker) -> Verdi
         v.failed.append("about")
     if v.answers is False:
         v.failed.append("answers")
-    if any(about is False for about, _ in v.parts):
+    off = [about is False for about, _ in v.parts]
+    if off and (all(off) if q.kind == "list" else any(off)):
         v.failed.append("part")
     return v
+
+
+def without_off_parts(found: Found, composed: Composed, verdicts: Verdicts) -> Found:
+    """`found` less the items of the turns the confirming reading said are not about what is asked (a
+    list keeps its other things); `found` itself when there are none."""
+    off = {
+        it.ref
+        for it, (about, _) in zip(cited_items(found, composed), verdicts.parts, strict=False)
+        if about is False
+    }
+    if not off:
+        return found
+    return replace(found, items=[it for it in found.items if it.ref not in off])

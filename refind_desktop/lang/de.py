@@ -183,6 +183,7 @@ KIND_CUES = cues(
         r"gerade|normalerweise|meistens)\b",
     ),
     ("recommend", r"\b(empfiehl\w*|empfehl\w*|vorschl\w*|schlag\w* vor|tipps?|ideen?|was soll(te)? ich)\b"),
+    ("list", r"^\s*(was|welche[srnm]?|wo|wohin|wer|wen|wem)\b.*\b(alles|alle)\b"),
     (
         "lookup",
         r"^\s*(kannst|könntest|weißt|erinnerst)\s+du\b.*\b(was|welche[rsnm]?|wer|wen|wem|wo|wie|warum)\b",
@@ -214,6 +215,7 @@ PHRASES = {
     "then": ", dann ",
     "when": "{day}: {item}.",
     "latest": "{item} (die neueste von {n} Erwähnungen).",
+    "list": "{items}.",
     "day": "{d}. {month} {y}",
     "week": "die Woche vom {day}",
     "days": "Tage",

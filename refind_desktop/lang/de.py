@@ -227,7 +227,7 @@ PHRASES = {
     "why_type": "Was ich gelesen habe, ist nicht {expected}, wonach die Frage fragt.",
     "why_about": "Der Beitrag, den ich zitieren würde, handelt nicht von dem, wonach gefragt ist.",
     "why_answers": "Der Beitrag, den ich zitieren würde, beantwortet die Frage nicht klar.",
-    "why_part": "Einer der Beiträge, aus denen die Antwort errechnet ist, handelt nicht von dem, wonach gefragt ist.",
+    "why_part": "Keiner der Beiträge, die ich aufzählen würde, handelt von dem, wonach gefragt ist.",
     "why_echo": "Was ich gelesen habe, wiederholt nur die Worte der Frage.",
     "why_compute": "Ich konnte die Antwort aus dem Gelesenen nicht ausrechnen.",
     "why_closest": "Keiner der {read} gelesenen Abschnitte sagt es klar.",

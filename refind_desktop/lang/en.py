@@ -177,7 +177,7 @@ PHRASES = {
     "why_type": "what I read is not {expected}, which the question asks for.",
     "why_about": "the turn I would cite does not tell of what the question asks about.",
     "why_answers": "the turn I would cite does not plainly answer the question.",
-    "why_part": "one of the turns the answer is worked out from does not tell of what the question asks about.",
+    "why_part": "none of the turns I would list tells of what the question asks about.",
     "why_echo": "what I read only repeats the question's own words.",
     "why_compute": "I could not work the answer out from what I read.",
     "why_closest": "none of the {read} passages I read states it plainly.",

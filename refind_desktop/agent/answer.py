@@ -164,6 +164,18 @@ def closest_lines(run: Run, read: list[Passage], n: int = QUOTES) -> list[Line]:
     ][:1]
 
 
+def spread(evidence: list[Passage]) -> list[Passage]:
+    """The passages one chat at a time: the first passage of each chat in reading order, then the second
+    of each, and so on (a list question gathers from every chat that tells of one of its things, not from
+    the first chat's many hits)."""
+    rank: dict[str, int] = {}
+    place = []
+    for p in evidence:
+        place.append(rank.get(p.session_id, 0))
+        rank[p.session_id] = place[-1] + 1
+    return [p for _, _, p in sorted(zip(place, range(len(evidence)), evidence, strict=True))]
+
+
 def of_the_time(evidence: list[Passage], run: Run) -> list[Passage]:
     """A question that names a time ("last Friday") is read from the chats that can tell of it first:
     passages with a hit turn written from the first day that time names to the question's day, then the
@@ -225,6 +237,8 @@ def answer(run: Run) -> Answer:
     evidence = passages(evidence_notes(run), q.subject, first_search_first=not q.aggregates)
     first, aside = (evidence, []) if q.kind == "recommend" else by_wording(evidence, distinctive(run), q.lang)
     first, aside = of_the_time(first, run), of_the_time(aside, run)
+    if q.kind == "list":
+        first, aside = spread(first), spread(aside)
     for before in checks.BEFORE:
         refusal = before(q, evidence)
         if refusal:
@@ -265,6 +279,9 @@ def answer(run: Run) -> Answer:
         return Answer(composed.text, composed.citations, draft=composed.text)
     speaker = lambda it: ln.view.speaker if (ln := line_of(done, it.ref)) is not None else ""  # noqa: E731
     verdicts = earn.judge(run, found, composed, speaker)
+    if answerer.kind == "list" and not verdicts.failed:
+        kept = earn.without_off_parts(found, composed, verdicts)
+        composed = answerer.compose(kept, run) or composed if kept is not found else composed
     if verdicts.failed:
         why = _why(found, verdicts.failed[0])
         # the cited turns when they tell of the thing asked, then the turns closest to the question

@@ -1,20 +1,20 @@
 """What an answer must pass before it is stated as one: it is the type of thing the question asks for, it
-says something the question does not, and one short reading of each turn it rests on says that turn
-tells of the thing asked about (for a single fact: and that it answers it; for a computed answer, a
-count, a total, a span or an order, each of the turns it is worked out from is read so). Each check is
-general (no benchmark in it); a failed one makes the outcome "unsure", with the passages shown verbatim
-instead of a claimed answer."""
+says something the question does not, and one short reading of the turn it cites says that turn tells
+of the thing asked about and answers it (for a single fact; each thing of a list is read so too, and
+the ones it rejects are left out). Each check is general (no benchmark in it); a failed one makes the
+outcome "unsure", with the passages shown verbatim instead of a claimed answer. (Reading each turn of a
+computed answer so was measured on the check halves: it changed no outcome and cost a call per turn,
+so a computed answer rests on the program's arithmetic.)"""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..lang import PACKS, tokens
 from . import prompts
 from .answerers import Composed, Found
-from .question import COMPUTED
 from .reading import Item, news
 from .render import neutralise
 from .run import Run
@@ -22,7 +22,7 @@ from .run import Run
 SINGLE = ("lookup", "yesno", "when", "latest")
 """Kinds whose answer is one item read from one turn (the confirming reading reads that turn)."""
 PARTS = 4
-"""Turns of a computed answer read by the confirming reading at most (the first ones it cites)."""
+"""Things of a list read by the confirming reading at most (the first ones it cites)."""
 _DIGITS = re.compile(r"\d")
 
 
@@ -37,9 +37,8 @@ class Verdicts:
     answers: bool | None = None
     """The confirming reading: does it say the answer is these words (of the asked type)."""
     parts: list[list[bool | None]] = field(default_factory=list)
-    """For a computed answer: [about, answers] of each turn it is worked out from, as one reading of
-    that turn alone says (a part is "about" when the turn tells of what is asked, "answers" when its
-    item is one of the things the question counts, adds, compares or dates)."""
+    """For a list: [about, answers] of each thing's turn, as one reading of that turn alone says ("about":
+    the turn tells of what is asked; "answers": the thing is one of the things asked for)."""
     failed: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
@@ -131,17 +130,17 @@ def confirm_prompt(found: Found, item: Item, speaker: str) -> str:
 
 
 def part_prompt(found: Found, item: Item, speaker: str) -> str:
-    """The confirming reading of one turn a computed answer is worked out from: the question, then the
-    turn and the item read from it, both inside the data section."""
+    """The confirming reading of one thing of a list: the question, then its turn and the thing read
+    from it, both inside the data section."""
     q = found.question
     turn = prompts.turn_text(speaker, neutralise(item.text, 900))
     return (
         f"Question: {neutralise(q.text, 400, one_line=True)}\n\n"
         f'<<<DATA\nChat turn: {turn}\n\nProposed item: "{proposed(item)}"\nDATA>>>\n\n'
-        "The answer is worked out from several chat turns; this is one of them. Judge the proposed item by "
-        'this chat turn alone. "about": does the turn tell of the very thing (or one of the things) the '
-        'question asks about (not merely something of the same kind)? "answers": is the proposed item '
-        "itself one of the things the question counts, adds up, compares or dates?\n"
+        "The answer lists several things from several chat turns; this is one of them. Judge the proposed "
+        'item by this chat turn alone. "about": does the turn tell of the very thing (or one of the things) '
+        'the question asks about (not merely something of the same kind)? "answers": is the proposed item '
+        "itself one of the things the question asks for?\n"
         'Reply as JSON: {"about": true or false, "answers": true or false}.'
     )
 
@@ -171,7 +170,7 @@ def judge(run: Run, found: Found, composed: Composed, speaker: Speaker) -> Verdi
     v.news = q.kind == "recommend" or q.kind == "yesno" or tells_news(found, items)
     if q.kind in SINGLE and items:
         v.about, v.answers = confirm(run, found, items[0], speaker(items[0]))
-    elif q.kind in COMPUTED and composed.computed:
+    elif q.kind == "list":
         v.parts = [list(confirm(run, found, it, speaker(it), part_prompt)) for it in items[:PARTS]]
     if not v.typed:
         v.failed.append("type")
@@ -181,6 +180,19 @@ def judge(run: Run, found: Found, composed: Composed, speaker: Speaker) -> Verdi
         v.failed.append("about")
     if v.answers is False:
         v.failed.append("answers")
-    if any(about is False for about, _ in v.parts):
+    if v.parts and all(about is False for about, _ in v.parts):
         v.failed.append("part")
     return v
+
+
+def without_off_parts(found: Found, composed: Composed, verdicts: Verdicts) -> Found:
+    """`found` less the items of the turns the confirming reading said are not about what is asked (a
+    list keeps its other things); `found` itself when there are none."""
+    off = {
+        it.ref
+        for it, (about, _) in zip(cited_items(found, composed), verdicts.parts, strict=False)
+        if about is False
+    }
+    if not off:
+        return found
+    return replace(found, items=[it for it in found.items if it.ref not in off])

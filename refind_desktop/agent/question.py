@@ -23,11 +23,13 @@ KINDS = (
     "order",
     "yesno",
     "recommend",
+    "list",
 )
 """lookup: a fact; latest: a value that may have changed (the newest statement wins); when: a date;
 count: distinct things; total: amounts added in one unit; difference: two amounts compared; span: the
 time between two events or since one; order: which came first; yesno; recommend: a suggestion drawn
-from what the person said."""
+from what the person said; list: several things of one kind, gathered from every chat that tells of one
+("Which books has Emi read?")."""
 COMPUTED = ("count", "total", "difference", "span", "order")
 """Kinds whose answer the program computes from items read in several passages."""
 _WORD = re.compile(r"\w[\w'&+-]*\w|\w", re.UNICODE)
@@ -80,7 +82,7 @@ class Question:
     @property
     def aggregates(self) -> bool:
         """Whether the answer gathers items from several chats (the search looks further for them)."""
-        return self.kind in COMPUTED or self.kind == "latest"
+        return self.kind in COMPUTED or self.kind in ("latest", "list")
 
     @property
     def computed(self) -> bool:
@@ -139,6 +141,31 @@ def answer_type(text: str, kind: str, pack: Pack) -> tuple[str, str]:
     return "", ""
 
 
+def head_noun(text: str, noun: str, pack: Pack) -> str:
+    """The last word of the noun phrase that starts at `noun`, up to the first function word ("countries"
+    in "What European countries has Maria been to?")."""
+    ws = words(text)
+    at = next((i for i, w in enumerate(ws) if w == noun), None)
+    if at is None:
+        return noun
+    phrase = [ws[at]]
+    for w in ws[at + 1 :]:
+        if w.lower() in pack.plain_words:
+            break
+        phrase.append(w)
+    return phrase[-1]
+
+
+def plural(noun: str, pack: Pack) -> bool:
+    """Whether a question's noun names several things: it has a plural ending of its language and the
+    index's stemmer shortens it ("books", "activities"; not "class" or "bus")."""
+    low = noun.lower()
+    if not any(low.endswith(e) for e in pack.plural_endings):
+        return False
+    stemmed = stems(noun, pack.code)
+    return bool(stemmed) and stemmed[0] != low
+
+
 def span_unit(text: str, pack: Pack) -> str:
     """The unit a span question counts in: the first unit word it holds (days when none)."""
     for w in words(text.lower()):
@@ -157,6 +184,8 @@ def understand(text: str, now: datetime, tz: tzinfo, default_lang: str | None = 
     between = kind == "span" and bool(pack.between.search(text))
     since = kind == "span" and bool(pack.since_now.search(text)) and not between
     expects, noun = answer_type(text, kind, pack)
+    if kind == "lookup" and expects == "kind" and plural(head_noun(text, noun, pack), pack):
+        kind = "list"
     return Question(
         text=text,
         kind=kind,

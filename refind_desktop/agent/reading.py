@@ -33,6 +33,9 @@ TASKS = {
     'say when it happened (like "yesterday", "last Friday", "on May 3"), or null when it does not say.',
     "recommend": "Does this excerpt say what the person likes, has, does or wants that bears on the "
     "request? If so, give the turn and those words, copied.",
+    "list": "List each of the things the question asks for that this excerpt states, about that very "
+    "thing (a different thing of the same kind does not count): its turn and the thing in a few words "
+    "copied from that turn.",
     "count": "List each of {thing} this excerpt mentions (only the person's own, each once): its turn, "
     "a few words naming it, and value: how many of them the person says there are in all, when that "
     'turn says so (like "I\'ve tried four so far"), else null.',
@@ -48,7 +51,7 @@ TASKS = {
     "happened, or null when it does not say.",
 }
 """What each kind of question asks of one passage."""
-MAX_ITEMS = {"count": 6, "total": 5, "difference": 3, "span": 3, "order": 3}
+MAX_ITEMS = {"list": 4, "count": 6, "total": 5, "difference": 3, "span": 3, "order": 3}
 """Items one passage may give (one for the kinds that look for a single fact)."""
 WITH_VALUE = ("total", "difference", "count")
 WITH_WHEN = ("latest", "when", "span", "order")
@@ -248,7 +251,7 @@ def check(q: Question, passage: Passage, data: dict, tz, order: int) -> list[Ite
     return out
 
 
-ANSWERS_A_THING = ("lookup", "latest")
+ANSWERS_A_THING = ("lookup", "latest", "list")
 """Kinds whose answer is the thing itself, so its words must tell more than the question does."""
 
 

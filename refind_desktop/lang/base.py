@@ -71,6 +71,9 @@ class Pack:
     money answer it."""
     money_units: Mapping[str, str] = field(default_factory=dict)
     """Currency words and the sign they stand for ("euros": "€")."""
+    plural_endings: tuple[str, ...] = ()
+    """Endings of a plural noun ("s"): a "what"/"which" question whose noun ends so and that the index's
+    stemmer shortens asks for several things ("Which books …?")."""
     answer_types: tuple[tuple[str, re.Pattern[str]], ...] = ()
     """(type, pattern) in order, the first found in a question decides the type of thing its answer must
     be: "number", "date", "person", "place", or "kind" (a thing of the kind the pattern's group "noun"

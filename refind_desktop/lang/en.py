@@ -124,8 +124,10 @@ KIND_CUES = cues(
     ),
     (
         "recommend",
-        r"\b(recommend\w*|suggest\w*|tips?|ideas?|advice|any good|what should i|should i try)\b",
+        r"\b(recommend|recommendations?|suggest|suggestions?|tips?|ideas?|advice|any good|what should i|"
+        r"should i try)\b",
     ),
+    ("list", r"^\s*(list|name)\b"),
     (
         "lookup",
         r"^\s*(can|could|would|will|do|did)\s+you\s+(please\s+)?(remind|tell|recall|remember|say|show|"
@@ -135,8 +137,8 @@ KIND_CUES = cues(
 )
 """Question cues, first match wins: a span between events or to now, an order, a difference, a total
 (a sum: "in total", "the total cost of"), a count (also one that may have changed, "how many do I have
-now": its answerer takes the newest count written), a date, a present state, a request for a suggestion,
-a request to tell or recall a thing ("can you remind me what …" asks for the thing, not for yes or no), a yes/no question."""
+now": its answerer takes the newest count written), a date, a present state, a request for a suggestion
+(not "which one did you recommend": that recalls a thing said), a request to list things, a request to tell or recall a thing ("can you remind me what …" asks for the thing, not for yes or no), a yes/no question."""
 
 ANSWER_TYPES = cues(
     ("number", r"\bhow (many|much|long|old|far|often|tall|big|heavy|fast)\b|\b(the )?(number|amount) of\b"),
@@ -163,6 +165,7 @@ PHRASES = {
     "then": ", then ",
     "when": "{day}: {item}.",
     "latest": "{item} (the newest of {n} mentions).",
+    "list": "{items}.",
     "day": "{d} {month} {y}",
     "week": "the week of {day}",
     "days": "days",
@@ -174,7 +177,7 @@ PHRASES = {
     "why_type": "what I read is not {expected}, which the question asks for.",
     "why_about": "the turn I would cite does not tell of what the question asks about.",
     "why_answers": "the turn I would cite does not plainly answer the question.",
-    "why_part": "one of the turns the answer is worked out from does not tell of what the question asks about.",
+    "why_part": "none of the turns I would list tells of what the question asks about.",
     "why_echo": "what I read only repeats the question's own words.",
     "why_compute": "I could not work the answer out from what I read.",
     "why_closest": "none of the {read} passages I read states it plainly.",
@@ -242,4 +245,5 @@ PACK = Pack(
     phrases=PHRASES,
     abstain=ABSTAIN,
     answer_types=ANSWER_TYPES,
+    plural_endings=("s",),
 )

@@ -201,57 +201,6 @@ def test_a_question_about_a_named_person_of_the_chat_is_answered_from_their_own_
     assert result.outcome == "answer"
 
 
-SPENDING = [
-    session("s:gazelle", day(3, 2), "I spent 300 euros on the Gazelle bike.", title="bike shop"),
-    session("s:bmx", day(3, 20), "I spent 150 euros on a BMX bike for my nephew.", title="present"),
-    session(
-        "s:dinner", day(4, 1), "After the bike shop I spent 60 euros on dinner with Emi.", title="dinner"
-    ),
-]
-AMOUNTS = {"300 euros": 300, "150 euros": 150, "60 euros": 60}
-
-
-def read_amounts(prompt: str) -> dict:
-    """A reading that takes every amount of a passage as an item (a loose reading: the dinner too)."""
-    task, data = prompt.split("<<<DATA", 1)
-    extra = {"when": None} if '"when"' in task else {}
-    for line in data.splitlines():
-        for words, value in AMOUNTS.items():
-            if line.startswith("[T") and words in line:
-                item = {"turn": line[1 : line.index("]")], "words": words, "value": value, **extra}
-                return {"found": True, "items": [item]}
-    return {"found": False, "items": []}
-
-
-def every_result(prompt: str) -> dict:
-    """A relevance step that keeps every search result."""
-    return {"relevant": [int(ln.split(".")[0]) for ln in prompt.splitlines() if ln[:1].isdigit()]}
-
-
-def test_a_total_resting_on_a_turn_about_something_else_is_unsure():
-    # every turn the total is worked out from is read again alone; the dinner is not spending on bikes
-    def confirm(prompt: str) -> dict:
-        item = prompt.split("Proposed item:", 1)[1].split("\n", 1)[0]
-        return {"about": "60 euros" not in item, "answers": True}
-
-    asked = dict(relevance=every_result, read=read_amounts)
-    result, backend = ask_once(SPENDING, "How much did I spend on bikes?", NOW, confirm=confirm, **asked)
-    assert result.outcome == "unsure" and "part" in result.verdicts["failed"]
-    assert "does not tell of what the question asks about" in result.answer
-    assert "510" in result.draft and "510" not in result.answer  # the sum it would have stated is not claimed
-    assert sorted(map(tuple, result.verdicts["parts"])) == [(False, True), (True, True), (True, True)]
-    parts = [c for c in backend.calls if c.schema and set(c.schema["properties"]) == {"about", "answers"}]
-    assert len(parts) == 3
-
-
-def test_a_total_whose_every_turn_is_confirmed_is_stated():
-    asked = dict(relevance=every_result, read=read_amounts)
-    chats = SPENDING[:2]
-    result, _ = ask_once(chats, "How much did I spend on bikes?", NOW, **asked)
-    assert result.outcome == "answer" and "450" in result.answer
-    assert result.verdicts["parts"] == [[True, True], [True, True]] and not result.verdicts["failed"]
-
-
 def test_a_when_question_takes_the_day_the_words_write_not_the_day_of_the_chat():
     chats = [session("s:shoes", day(3, 20), "I got my new running shoes on March 2nd, they are great.")]
     result, _ = ask_once(

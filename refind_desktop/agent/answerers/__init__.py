@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import computed, single, suggest
+from . import computed, lists, single, suggest
 from .base import Answerer, Composed, Found
 
 REGISTRY: dict[str, Answerer] = {}
@@ -13,7 +13,7 @@ def register(answerer: Answerer) -> None:
     REGISTRY[answerer.kind] = answerer
 
 
-for _module in (single, computed, suggest):
+for _module in (single, computed, lists, suggest):
     for _answerer in _module.ANSWERERS:
         register(_answerer)
 

@@ -24,7 +24,11 @@ NOW = datetime(2024, 1, 1, tzinfo=UTC)
 def questions(data: Path) -> tuple[list[dict], str, str]:
     """(questions, id key, text key) of a LongMemEval file or an export set's questions.json."""
     if data.is_dir():
-        return json.loads((data / "questions.json").read_text(encoding="utf-8"))["questions"], "id", "question"
+        return (
+            json.loads((data / "questions.json").read_text(encoding="utf-8"))["questions"],
+            "id",
+            "question",
+        )
     return json.loads(data.read_text(encoding="utf-8")), "question_id", "question"
 
 
@@ -53,7 +57,10 @@ def subset(data: Path, a: Path, b: Path, records: Path, out: Path) -> None:
     else:
         out.write_text(json.dumps(kept), encoding="utf-8")
     moved = Counter((ka.get(q), kb.get(q)) for q in changed)
-    print(f"{len(ran)} questions run, {len(kept)} read differently: " + ", ".join(f"{x}->{y} {n}" for (x, y), n in sorted(moved.items())))
+    print(
+        f"{len(ran)} questions run, {len(kept)} read differently: "
+        + ", ".join(f"{x}->{y} {n}" for (x, y), n in sorted(moved.items()))
+    )
 
 
 if __name__ == "__main__":

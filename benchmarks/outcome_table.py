@@ -11,8 +11,8 @@ reading, with the stems check for records made while it existed; `NAME:confirm`:
 now, the confirming reading without the stems check), with the confirming reading's seconds taken off
 where it is not used.
 
-With `--parts` it prints, for those runs, how the confirming reading of a computed answer's turns would
-end under each rule, from the same records (`none`: not used; `about`: a turn it says is not about what
+With `--parts` it prints, for those runs, how the confirming reading of a list's things (and, in records
+made while it existed, of a computed answer's turns) would end under each rule, from the same records (`none`: not used; `about`: a turn it says is not about what
 is asked makes the answer unsure; `both`: so does an item it says is not one of the things asked
 for). These rows use the stored scores, so they work for `export_qa.py` records too.
 """

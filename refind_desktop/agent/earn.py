@@ -112,36 +112,44 @@ def proposed(item: Item) -> str:
     return neutralise(" ".join(kept), 100, one_line=True)
 
 
-def confirm_prompt(found: Found, item: Item, speaker: str) -> str:
-    """The confirming reading: the question, then the one turn an answer comes from and the answer's
-    words, both inside the data section (they are chat text)."""
-    q = found.question
-    kind = expected(found)
-    of_type = f", and is the proposed answer {kind}" if kind else ""
+def judging(found: Found, item: Item, speaker: str, what: str, task: str) -> str:
+    """A confirming reading's prompt: the question, then the turn and the proposed words (`what`: "answer"
+    or "item"), both inside the data section (they are chat text), then `task`."""
     turn = prompts.turn_text(speaker, neutralise(item.text, 900))
     return (
-        f"Question: {neutralise(q.text, 400, one_line=True)}\n\n"
-        f'<<<DATA\nChat turn: {turn}\n\nProposed answer: "{proposed(item)}"\nDATA>>>\n\n'
-        'Judge the proposed answer by this chat turn alone. "about": does the turn tell of the very thing '
-        "the question asks about (not merely something of the same kind)? "
-        f'"answers": does the turn say that the proposed answer answers the question{of_type}?\n'
+        f"Question: {neutralise(found.question.text, 400, one_line=True)}\n\n"
+        f'<<<DATA\nChat turn: {turn}\n\nProposed {what}: "{proposed(item)}"\nDATA>>>\n\n'
+        f"{task}\n"
         'Reply as JSON: {"about": true or false, "answers": true or false}.'
     )
 
 
+def confirm_prompt(found: Found, item: Item, speaker: str) -> str:
+    """The confirming reading of the one turn an answer comes from."""
+    kind = expected(found)
+    of_type = f", and is the proposed answer {kind}" if kind else ""
+    return judging(
+        found,
+        item,
+        speaker,
+        "answer",
+        'Judge the proposed answer by this chat turn alone. "about": does the turn tell of the very thing '
+        "the question asks about (not merely something of the same kind)? "
+        f'"answers": does the turn say that the proposed answer answers the question{of_type}?',
+    )
+
+
 def part_prompt(found: Found, item: Item, speaker: str) -> str:
-    """The confirming reading of one thing of a list: the question, then its turn and the thing read
-    from it, both inside the data section."""
-    q = found.question
-    turn = prompts.turn_text(speaker, neutralise(item.text, 900))
-    return (
-        f"Question: {neutralise(q.text, 400, one_line=True)}\n\n"
-        f'<<<DATA\nChat turn: {turn}\n\nProposed item: "{proposed(item)}"\nDATA>>>\n\n'
+    """The confirming reading of one thing of a list."""
+    return judging(
+        found,
+        item,
+        speaker,
+        "item",
         "The answer lists several things from several chat turns; this is one of them. Judge the proposed "
         'item by this chat turn alone. "about": does the turn tell of the very thing (or one of the things) '
         'the question asks about (not merely something of the same kind)? "answers": is the proposed item '
-        "itself one of the things the question asks for?\n"
-        'Reply as JSON: {"about": true or false, "answers": true or false}.'
+        "itself one of the things the question asks for?",
     )
 
 

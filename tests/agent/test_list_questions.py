@@ -54,10 +54,11 @@ def every_result(prompt: str) -> dict:
     return {"relevant": [int(ln.split(".")[0]) for ln in prompt.splitlines() if ln[:1].isdigit()]}
 
 
-def test_a_question_for_several_things_of_a_kind_is_a_list_question_in_each_language():
-    def kind(text: str) -> str:
-        return understand(text, NOW, UTC).kind
+def kind(text: str) -> str:
+    return understand(text, NOW, UTC).kind
 
+
+def test_a_question_for_several_things_of_a_kind_is_a_list_question_in_each_language():
     assert kind("Which books has Emi read?") == "list"
     assert kind("What activities does Jonah do at the weekend?") == "list"
     assert kind("List the places we went to in Lisbon") == "list"
@@ -118,9 +119,6 @@ def test_passages_are_read_one_chat_at_a_time():
 
 
 def test_the_noun_phrases_last_word_says_whether_several_things_are_asked_for():
-    def kind(text: str) -> str:
-        return understand(text, NOW, UTC).kind
-
     assert kind("What European cities has Jonah been to?") == "list"
     assert kind("Which running shoes did I buy?") == "list"
     assert kind("What music class does Emi take?") == "lookup"

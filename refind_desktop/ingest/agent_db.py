@@ -17,7 +17,7 @@ import os
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing
 from pathlib import Path
 from typing import Any, TypeVar
@@ -86,6 +86,25 @@ def read_db(path: Path, what: str, tables: Iterable[str], read: Callable[[sqlite
 def columns(db: sqlite3.Connection, table: str) -> set[str]:
     """The column names of `table` (empty when it does not exist)."""
     return {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
+
+
+ONE_SCAN = 20
+"""Sessions to read above which one scan of the table beats one query per session."""
+
+
+def session_rows(db: sqlite3.Connection, select: str, order: str, todo: set[str]) -> Iterator[sqlite3.Row]:
+    """The rows of `select` (a query on a table with a session_id column) whose session is in `todo`,
+    each session's in `order`: one scan when many sessions are to be read, else one query each."""
+    if len(todo) > ONE_SCAN:
+        cursors = [db.execute(f"{select} ORDER BY {order}")]
+    else:
+        cursors = [
+            db.execute(f"{select} WHERE session_id = ? ORDER BY {order}", (sid,)) for sid in sorted(todo)
+        ]
+    for cursor in cursors:
+        for row in cursor:
+            if str(row["session_id"]) in todo:
+                yield row
 
 
 def blob_json(raw: object, where: str, ctx: ParseContext) -> Any:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..types import Session
-from .agent_db import Remembered, blob_json, columns, read_db
+from .agent_db import Remembered, blob_json, columns, read_db, session_rows
 from .agent_text import args_text, first_line, tool_text
 from .base import Message, ParseContext, finish_session, pair_turns, parse_timestamp
 
@@ -56,19 +56,11 @@ def _sessions(db: sqlite3.Connection, path: Path, ctx: ParseContext) -> list[Ses
 def _rows(db: sqlite3.Connection, todo: set[str]) -> dict[str, list[sqlite3.Row]]:
     """The message rows of the sessions in `todo` (one scan when many, else one query each)."""
     summary = "is_summary_message" in columns(db, "messages")
-    query = "SELECT id, session_id, role, parts, created_at" + (", is_summary_message" if summary else "")
-    query += " FROM messages"
-    order = " ORDER BY created_at, rowid"
-    if len(todo) > 20:
-        cursors = [db.execute(query + order)]
-    else:
-        cursors = [db.execute(query + " WHERE session_id = ?" + order, (sid,)) for sid in sorted(todo)]
+    select = "SELECT id, session_id, role, parts, created_at" + (", is_summary_message" if summary else "")
     rows: dict[str, list[sqlite3.Row]] = {sid: [] for sid in todo}
-    for cursor in cursors:
-        for m in cursor:
-            sid = str(m["session_id"])
-            if sid in rows and not (summary and m["is_summary_message"]):  # a summary written on compaction
-                rows[sid].append(m)
+    for m in session_rows(db, select + " FROM messages", "created_at, rowid", todo):
+        if not (summary and m["is_summary_message"]):  # a summary written on compaction
+            rows[str(m["session_id"])].append(m)
     return rows
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..errors import ParseError
 from ..types import Session
-from .agent_db import Remembered, blob_json, columns, read_db
+from .agent_db import Remembered, blob_json, columns, read_db, session_rows
 from .agent_text import args_text, first_line, tool_text
 from .base import JsonlStats, Message, ParseContext, finish_session, iter_jsonl, pair_turns, parse_timestamp
 from .sqlite_ro import is_sqlite
@@ -68,26 +68,16 @@ def _db_sessions(db: sqlite3.Connection, path: Path, ctx: ParseContext) -> list[
 def _rows(db: sqlite3.Connection, path: Path, ctx: ParseContext, todo: set[str]) -> dict[str, list[_Row]]:
     """The visible message rows of the sessions in `todo` (one scan when many, else one query each)."""
     meta = "metadata_json" in columns(db, "messages")
-    query = "SELECT id, session_id, role, content_json, created_timestamp" + (
+    select = "SELECT id, session_id, role, content_json, created_timestamp" + (
         ", metadata_json" if meta else ""
     )
-    query += " FROM messages"
-    order = " ORDER BY session_id, created_timestamp, id"
-    if len(todo) > 20:
-        cursors = [db.execute(query + order)]
-    else:
-        cursors = [db.execute(query + " WHERE session_id = ?" + order, (sid,)) for sid in sorted(todo)]
     rows: dict[str, list[_Row]] = {sid: [] for sid in todo}
-    for cursor in cursors:
-        for m in cursor:
-            sid = str(m["session_id"])
-            if sid not in rows:
-                continue
-            where = f"{path}: message {m['id']}"
-            if meta and not _visible(blob_json(m["metadata_json"], where, ctx)):
-                continue
-            content = blob_json(m["content_json"], where, ctx)
-            rows[sid].append((m["role"], content, m["created_timestamp"], str(m["id"])))
+    for m in session_rows(db, select + " FROM messages", "session_id, created_timestamp, id", todo):
+        where = f"{path}: message {m['id']}"
+        if meta and not _visible(blob_json(m["metadata_json"], where, ctx)):
+            continue
+        content = blob_json(m["content_json"], where, ctx)
+        rows[str(m["session_id"])].append((m["role"], content, m["created_timestamp"], str(m["id"])))
     return rows
 
 

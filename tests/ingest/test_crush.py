@@ -224,3 +224,18 @@ def test_a_row_committed_during_a_read_is_read_next_time_not_half(tmp_path: Path
     finally:
         svc.close()
         writer.close()
+
+
+def test_many_sessions_are_read_in_one_scan_each_with_its_own_messages(tmp_path: Path) -> None:
+    path = tmp_path / ".crush" / "crush.db"
+    db = crush_db(path)
+    for n in range(25):  # more than the one-query-per-session bound: one scan of the table
+        add_crush_message(db, f"s{n:02d}", f"u{n}", "user", [text(f"question number {n}")], T0 + 2 * n)
+        add_crush_message(db, f"s{n:02d}", f"a{n}", "assistant", [text(f"answer number {n}")], T0 + 2 * n + 1)
+    db.commit()
+    db.close()
+    sessions, _ = parse(path)
+    assert len(sessions) == 25
+    for s in sessions:
+        n = int(s.session_id.rsplit("s", 1)[1])
+        assert [t.text for t in s.turns] == [f"User: question number {n}\n\nAssistant: answer number {n}"]

@@ -199,3 +199,20 @@ def test_a_message_hidden_later_leaves_the_next_read(tmp_path: Path) -> None:
     [frames, _], _ = parse(path)
     assert "Replace frame 7" not in frames.turns[0].text  # the remembered session was not reused
     db.close()
+
+
+def test_many_sessions_are_read_in_one_scan_each_with_its_own_messages(tmp_path: Path) -> None:
+    path = tmp_path / SESSIONS / "sessions.db"
+    path.parent.mkdir(parents=True)
+    db = goose_db(path)
+    for n in range(25):  # more than the one-query-per-session bound: one scan of the table
+        add_goose_message(db, f"2026030{n:02d}", "user", [txt(f"question number {n}")], T0 + 2 * n)
+        add_goose_message(db, f"2026030{n:02d}", "assistant", [txt(f"answer number {n}")], T0 + 2 * n + 1)
+    db.commit()
+    db.close()
+    sessions, _ = parse(path)
+    assert len(sessions) == 25
+    for s in sessions:
+        n = int(s.turns[0].text.split("question number ")[1].split("\n")[0])
+        assert [t.text for t in s.turns] == [f"User: question number {n}\n\nAssistant: answer number {n}"]
+        assert s.session_id.endswith(f"2026030{n:02d}")

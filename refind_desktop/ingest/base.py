@@ -13,6 +13,7 @@ from datetime import datetime, timezone, tzinfo
 from pathlib import Path
 from typing import IO, Any, Protocol
 
+from ..errors import ParseError
 from ..types import Session, Turn
 from .conversations import SplitRule
 from .decoding import bom_encoding, bomless_utf16
@@ -264,6 +265,22 @@ def iter_jsonl(path: Path, ctx: ParseContext, stats: JsonlStats | None = None) -
             continue
         stats.valid += 1
         yield lineno, value
+
+
+def jsonl_objects(path: Path, ctx: ParseContext, really: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """`iter_jsonl`'s lines that are JSON objects, each (line number, object); any other value is skipped
+    with a warning. A file whose lines decode but none is an object raises ParseError once read to the end
+    ("no line is a JSON object; is this really {really}")."""
+    stats = JsonlStats()
+    objects = 0
+    for lineno, value in iter_jsonl(path, ctx, stats):
+        if not isinstance(value, dict):
+            ctx.warn(f"{path}: line {lineno} is not a JSON object; skipped")
+            continue
+        objects += 1
+        yield lineno, value
+    if not objects and (stats.valid or stats.malformed):
+        raise ParseError(f"{path}: no line is a JSON object; is this really {really}")
 
 
 def text_lines(path: Path, ctx: ParseContext) -> Iterator[tuple[int, str | None]]:

@@ -9,9 +9,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..errors import ParseError
 from ..types import Session
-from .base import JsonlStats, Message, ParseContext, finish_session, iter_jsonl, pair_turns, parse_timestamp
+from .base import Message, ParseContext, finish_session, jsonl_objects, pair_turns, parse_timestamp
 
 # User strings that the harness writes for the local output of commands (not typed by the user).
 _LOCAL_OUTPUT_PREFIXES = ("<local-command-stdout>", "<local-command-caveat>", "<local-command-stderr>")
@@ -51,13 +50,7 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
     sessions: dict[str, _SessionState] = {}
     summaries: list[tuple[str, str]] = []  # (leafUuid, summary) — summary lines carry no sessionId
     seen_uuids: set[str] = set()
-    n_objects = 0
-    stats = JsonlStats()
-    for lineno, obj in iter_jsonl(path, ctx, stats):
-        if not isinstance(obj, dict):
-            ctx.warn(f"{path}: line {lineno} is not a JSON object; skipped")
-            continue
-        n_objects += 1
+    for _lineno, obj in jsonl_objects(path, ctx, "a Claude Code transcript?"):
         kind = obj.get("type")
         if kind == "summary":
             if isinstance(obj.get("summary"), str):
@@ -83,8 +76,6 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
             _add_user(obj, state)
         elif kind == "assistant":
             _add_assistant(obj, state)
-    if not n_objects and (stats.valid or stats.malformed):
-        raise ParseError(f"{path}: no line is a JSON object; is this really a Claude Code transcript?")
     for state in sessions.values():
         title = state.custom_title or _summary_for(state, summaries, single=len(sessions) == 1)
         turns = pair_turns(state.messages)

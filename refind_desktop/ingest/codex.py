@@ -12,14 +12,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..errors import ParseError
 from ..types import Session
 from .base import (
-    JsonlStats,
     Message,
     ParseContext,
     finish_session,
-    iter_jsonl,
+    jsonl_objects,
     pair_turns,
     parse_timestamp,
     stable_id,
@@ -64,19 +62,11 @@ class _Rollout:
 def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
     """Yield the one session of a Codex rollout file (both the wrapped and the bare layout)."""
     r = _Rollout()
-    n_objects = 0
-    stats = JsonlStats()
-    for lineno, obj in iter_jsonl(path, ctx, stats):
-        if not isinstance(obj, dict):
-            ctx.warn(f"{path}: line {lineno} is not a JSON object; skipped")
-            continue
-        n_objects += 1
+    for lineno, obj in jsonl_objects(path, ctx, "a Codex rollout?"):
         if "payload" in obj and isinstance(obj.get("type"), str):
             _wrapped_line(obj, r, path, lineno, ctx)
         else:
             _bare_line(obj, r)
-    if not n_objects and (stats.valid or stats.malformed):
-        raise ParseError(f"{path}: no line is a JSON object; is this really a Codex rollout?")
     # the best recording that holds a user prompt (else any that holds something)
     ordered = [r.streams[k] for k in (_ITEMS, _EVENTS, _RESPONSES)]
     messages = next((s for s in ordered if any(m.role == "user" for m in s)), None) or next(

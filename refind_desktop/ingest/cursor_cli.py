@@ -21,7 +21,7 @@ from ..errors import ParseError
 from ..types import Session
 from .agent_blocks import read_blocks, strip_reminders
 from .agent_text import first_line, tool_text
-from .base import JsonlStats, Message, ParseContext, finish_session, iter_jsonl, pair_turns, text_lines
+from .base import Message, ParseContext, finish_session, jsonl_objects, pair_turns, text_lines
 
 PREFIX = "cursor-cli"
 _QUERY = re.compile(r"<user_query>\s*(.*?)\s*(?:</user_query>|\Z)", re.DOTALL)
@@ -67,20 +67,10 @@ def user_words(text: str) -> str:
 def _jsonl(path: Path, ctx: ParseContext) -> list[Message]:
     messages: list[Message] = []
     names: dict[str, str] = {}
-    stats = JsonlStats()
-    objects = 0
-    for lineno, line in iter_jsonl(path, ctx, stats):
-        if not isinstance(line, dict):
-            ctx.warn(f"{path}: line {lineno} is not a JSON object; skipped")
-            continue
-        objects += 1
+    for lineno, line in jsonl_objects(path, ctx, "a Cursor agent transcript? skipped"):
         message = _line(line, names, f"{lineno}")
         if message is not None:
             messages.append(message)
-    if not objects and (stats.valid or stats.malformed):
-        raise ParseError(
-            f"{path}: no line is a JSON object; is this really a Cursor agent transcript? skipped"
-        )
     return messages
 
 

@@ -14,11 +14,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..errors import ParseError
 from ..types import Session
 from .agent_blocks import block_message
 from .agent_text import first_line
-from .base import JsonlStats, Message, ParseContext, finish_session, iter_jsonl, pair_turns, parse_timestamp
+from .base import Message, ParseContext, finish_session, jsonl_objects, pair_turns, parse_timestamp
 
 PREFIX = "factory-droid"
 _TITLE_KEYS = ("title", "sessionTitle", "name")
@@ -31,13 +30,7 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
     messages: list[Message] = []
     names: dict[str, str] = {}
     seen: set[str] = set()
-    stats = JsonlStats()
-    objects = 0
-    for lineno, line in iter_jsonl(path, ctx, stats):
-        if not isinstance(line, dict):
-            ctx.warn(f"{path}: line {lineno} is not a JSON object; skipped")
-            continue
-        objects += 1
+    for _lineno, line in jsonl_objects(path, ctx, "a Factory Droid session? skipped"):
         kind = line.get("type")
         if kind == "session_start":
             sid = sid or str(line.get("id") or line.get("sessionId") or "")
@@ -57,8 +50,6 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
         message = _message(line, names)
         if message is not None:
             messages.append(message)
-    if not objects and (stats.valid or stats.malformed):
-        raise ParseError(f"{path}: no line is a JSON object; is this really a Factory Droid session? skipped")
     title = title or next((first_line(m.text) for m in messages if m.role == "user"), "")
     session = finish_session(
         Session(

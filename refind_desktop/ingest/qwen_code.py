@@ -21,11 +21,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..errors import ParseError
 from ..types import Session
 from . import gemini_cli
 from .agent_text import args_text, first_line, output_text, tool_text
-from .base import JsonlStats, Message, ParseContext, finish_session, iter_jsonl, pair_turns, parse_timestamp
+from .base import Message, ParseContext, finish_session, jsonl_objects, pair_turns, parse_timestamp
 
 PREFIX = "qwen-code"
 # Files named with `@path` are appended to the prompt after this line (older records keep them in
@@ -54,16 +53,8 @@ def parse(path: Path, ctx: ParseContext) -> Iterator[Session]:
         yield from gemini_cli.read(path, ctx, PREFIX, "qwen", "Qwen Code")
         return
     state = _State()
-    stats = JsonlStats()
-    objects = 0
-    for lineno, rec in iter_jsonl(path, ctx, stats):
-        if not isinstance(rec, dict):
-            ctx.warn(f"{path}: line {lineno} is not a JSON object; skipped")
-            continue
-        objects += 1
+    for _lineno, rec in jsonl_objects(path, ctx, "a Qwen Code chat? skipped"):
         _record(rec, state)
-    if not objects and (stats.valid or stats.malformed):
-        raise ParseError(f"{path}: no line is a JSON object; is this really a Qwen Code chat? skipped")
     title = state.title or next((first_line(m.text) for m in state.messages if m.role == "user"), "")
     session = finish_session(
         Session(

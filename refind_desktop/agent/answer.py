@@ -281,7 +281,8 @@ def answer(run: Run) -> Answer:
     verdicts = earn.judge(run, found, composed, speaker)
     if answerer.kind == "list" and not verdicts.failed:
         kept = earn.without_off_parts(found, composed, verdicts)
-        composed = answerer.compose(kept, run) or composed if kept is not found else composed
+        if kept is not found:  # the things the reading rejected are left out of the list
+            composed = answerer.compose(kept, run) or composed
     if verdicts.failed:
         why = _why(found, verdicts.failed[0])
         # the cited turns when they tell of the thing asked, then the turns closest to the question

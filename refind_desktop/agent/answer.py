@@ -6,7 +6,7 @@ not be settled) or "not_found" (nothing read speaks of it; agent/checks.py)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..index.said import ASSISTANT_STYLE
 from ..index.schema import stems
@@ -99,7 +99,8 @@ def evidence_notes(run: Run) -> list[Note]:
 
 def distinctive(run: Run) -> set[str]:
     """The stems of the rarer half of the question's content words (fewest turns hold them: the words
-    that say what it is about, "Meindl", "boots", not "bought", "realized")."""
+    that say what it is about, "Meindl", "boots", not "bought", "realized"); a word no turn holds is
+    left out."""
     q = run.asked
     words = list(q.subject)
     if not words:
@@ -259,11 +260,16 @@ def answer(run: Run) -> Answer:
         refusal = after(found)
         if refusal:
             near = spoken_of(run, done)
-            if near is not None:
+            named = naming(done, distinctive(run), q.lang)
+            told = {"failed": [], "spoken": near is not None, "names": bool(named)}
+            if near is not None or named:
                 return unsure(
-                    run, q.pack.say("why_closest", read=len(done)), closest_lines(run, [near, *done])
+                    run,
+                    q.pack.say("why_closest", read=len(done)),
+                    closest_lines(run, [near, *done] if near is not None else named + done),
+                    verdicts=told,
                 )
-            return not_found(run, refusal)
+            return replace(not_found(run, refusal), verdicts=told)
     composed = answerer.compose(found, run)
     if composed is None:
         lines = [ln for it in items[:QUOTES] if (ln := line_of(done, it.ref)) is not None]

@@ -125,6 +125,7 @@ def answer_one(
         llm_calls=usage.get("llm_calls", 0),
         searches=usage.get("searches", 0),
         seconds=round(seconds, 3),
+        per_call=usage.get("per_call", []),
         **scores,
     )
     rec.update(

@@ -45,7 +45,7 @@ def off(spec: list[str]) -> set[str]:
 def unused_stages(rec: dict, switched: set[str]) -> set[str]:
     """The model stages a variant would not have run for this record."""
     stages = {STAGE[c] for c in switched if c in STAGE}
-    still = {STAGE[c] for c in ("about", "answers", "slot") if c not in switched}
+    still = {stage for c, stage in STAGE.items() if c not in switched}
     return stages - still
 
 

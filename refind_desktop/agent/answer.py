@@ -236,7 +236,8 @@ def answer(run: Run) -> Answer:
     """Stage 2 for `run` (see the module docstring)."""
     q = run.asked
     evidence = passages(evidence_notes(run), q.subject, first_search_first=not q.aggregates)
-    first, aside = (evidence, []) if q.kind == "recommend" else by_wording(evidence, distinctive(run), q.lang)
+    keys = set() if q.kind == "recommend" else distinctive(run)
+    first, aside = (evidence, []) if q.kind == "recommend" else by_wording(evidence, keys, q.lang)
     first, aside = of_the_time(first, run), of_the_time(aside, run)
     if q.kind == "list":
         first, aside = spread(first), spread(aside)
@@ -260,7 +261,7 @@ def answer(run: Run) -> Answer:
         refusal = after(found)
         if refusal:
             near = spoken_of(run, done)
-            named = naming(done, distinctive(run), q.lang)
+            named = naming(done, keys, q.lang)  # a suggestion is never refused, so its keys are not needed
             told = {"failed": [], "spoken": near is not None, "names": bool(named)}
             if near is not None or named:
                 return unsure(

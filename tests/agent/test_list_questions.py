@@ -70,19 +70,21 @@ def test_a_question_for_several_things_of_a_kind_is_a_list_question_in_each_lang
     assert kind("Hat Emi alle Bücher gelesen?") == "yesno"
 
 
+def books_emi_read(confirm):
+    """ "Which books has Emi read?" asked of the chats, each thing's confirming reading answered by
+    `confirm` (a reply, or a function of the prompt)."""
+    result, _ = ask_once(
+        CHATS, "Which books has Emi read?", NOW, relevance=every_result, read=read_titles, confirm=confirm
+    )
+    return result
+
+
 def test_a_list_gathers_one_thing_from_each_chat_and_leaves_out_what_its_reading_rejects():
     def confirm(prompt: str) -> dict:
         item = prompt.split("Proposed item:", 1)[1].split("\n", 1)[0]
         return {"about": "book sale" not in item, "answers": True}
 
-    result, _ = ask_once(
-        CHATS,
-        "Which books has Emi read?",
-        NOW,
-        relevance=every_result,
-        read=read_titles,
-        confirm=confirm,
-    )
+    result = books_emi_read(confirm)
     assert result.outcome == "answer"
     for title in ("Dune", "Circe", "Piranesi"):
         assert title in result.answer
@@ -92,14 +94,7 @@ def test_a_list_gathers_one_thing_from_each_chat_and_leaves_out_what_its_reading
 
 
 def test_a_list_every_part_of_which_is_rejected_is_unsure():
-    result, _ = ask_once(
-        CHATS,
-        "Which books has Emi read?",
-        NOW,
-        relevance=every_result,
-        read=read_titles,
-        confirm={"about": False, "answers": False},
-    )
+    result = books_emi_read({"about": False, "answers": False})
     assert result.outcome == "unsure" and "part" in result.verdicts["failed"]
 
 

@@ -4,8 +4,9 @@ single-shot retrieval (no model) and the product's answers, scored and timed.
 A set is a folder holding export files and `questions.json` (refind_desktop/eval/exportset.py says the
 format): the LoCoMo conversations written by benchmarks/messenger_export.py, or the German set in
 benchmarks/sets/de. Answers come from the answer-mode registry `refind ask` uses (`--mode`, default
-refind) with the embedded llama model by default; `--backend scripted` is the no-model stand-in for a
-smoke run. Per question: deterministic accuracy, the share of gold items found, evidence recall of the
+refind) with the embedded llama model by default, or from the references of eval/baselines.py
+(`--mode one-search+1call`, `refind+1call`, and `oracle`: the answer stage given each question's evidence
+turns); `--backend scripted` is the no-model stand-in for a smoke run. Per question: deterministic accuracy, the share of gold items found, evidence recall of the
 notes, false abstentions, prompt tokens, model calls and seconds; the summary adds p50/p90 seconds
 by category. With --out the answers are cached (a rerun resumes) and the report is written as JSON
 and Markdown. Examples:
@@ -35,9 +36,8 @@ def main(argv: list[str] | None = None) -> int:
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("folder", type=Path, help="the set: export files and questions.json")
-    # the references of eval/baselines.py run here too, except the oracle (an export set has no turn ids)
-    references = tuple(name for name in RUNNERS if name != "oracle")
-    ap.add_argument("--mode", default="refind", choices=(*mode_names(), *references))
+    # the references of eval/baselines.py run here too; the oracle reads each question's evidence turns
+    ap.add_argument("--mode", default="refind", choices=(*mode_names(), *RUNNERS))
     ap.add_argument("--backend", default=None, help="llama (default from settings), openai, or scripted")
     ap.add_argument("--model", default=None, metavar="NAME|PATH")
     ap.add_argument("--limit", type=int, default=None, metavar="N")

@@ -14,6 +14,9 @@ normal readers into a fresh home; each question's evidence messages are placed o
   noted turn), false abstentions (it said "not in your chats" with an evidence turn noted), and the
   prompt tokens, model calls and seconds it took. Answers are cached per question in --out (a rerun
   resumes).
+
+A runner sees the services with the question's gold evidence turns attached (`WithGold`), which only the
+eval oracle reads (eval/baselines.py: the answer stage given those turns, ±2).
 """
 
 from __future__ import annotations
@@ -71,6 +74,26 @@ def _aware(when):
     return when.replace(tzinfo=UTC) if when is not None and when.tzinfo is None else when
 
 
+@dataclass(frozen=True)
+class Gold:
+    """One export question's gold labels as the eval oracle reads them: its evidence turns."""
+
+    evidence_refs: list[tuple[str, int]]
+    answer_sessions: tuple[str, ...] = ()
+
+
+class WithGold:
+    """The services as one export question sees them: the set's services and its gold evidence (read only
+    by the eval oracle, eval/baselines.py)."""
+
+    def __init__(self, base: Any, evidence: list[tuple[str, int]]) -> None:
+        self._base = base
+        self.gold = Gold(list(evidence))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._base, name)
+
+
 def answer_one(
     svc: Any, backend: Any, runner: Runner, mode: str, s: ExportSet, q: SetQuestion, evidence: list
 ) -> dict:
@@ -85,7 +108,7 @@ def answer_one(
     }
     t0 = time.perf_counter()
     try:
-        result = runner(svc, backend, mode, q.question, _aware(q.now), None)
+        result = runner(WithGold(svc, evidence), backend, mode, q.question, _aware(q.now), None)
     except RefindError as exc:
         rec.update(error=f"{exc.title}: {exc.message}", seconds=round(time.perf_counter() - t0, 3))
         return rec

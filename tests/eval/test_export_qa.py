@@ -72,6 +72,21 @@ def test_scripted_run_scores_every_question_and_resumes(whatsapp, tmp_path, caps
     assert cache.read_text() == before
 
 
+def test_the_oracle_reads_each_questions_evidence_turns_and_searches_nothing(whatsapp, tmp_path, capsys):
+    argv = [str(whatsapp), "--backend", "scripted", "--mode", "oracle", "--out", str(tmp_path / "o")]
+    assert export_qa.main([*argv, "--json", "--quiet"]) == 0
+    capsys.readouterr()
+    (cache,) = (tmp_path / "o").glob("export-whatsapp-oracle-scripted-*.jsonl")
+    records = [json.loads(line) for line in cache.read_text().splitlines()]
+    assert len(records) == 6 and not any("error" in r for r in records)
+    for r in records:
+        assert r["searches"] == 0  # the notes are the gold evidence, not what a search found
+        if r["evidence_turns"]:
+            assert r["evidence_recall"] == 1.0
+        else:  # no evidence resolved: nothing to read, so nothing is claimed
+            assert r["outcome"] == "not_found" and r["llm_calls"] == 0
+
+
 class Scripted:
     """A runner whose answers and notes are given per question (the harness is what is tested)."""
 

@@ -286,12 +286,14 @@ def answer(run: Run) -> Answer:
         return Answer(composed.text, composed.citations, draft=composed.text)
     speaker = lambda it: ln.view.speaker if (ln := line_of(done, it.ref)) is not None else ""  # noqa: E731
     verdicts = earn.judge(run, found, composed, speaker)
+    if composed.unsettled:  # what the program cannot settle fails as a check does
+        verdicts.failed.append(composed.unsettled)
     if answerer.kind == "list" and not verdicts.failed:
         kept = earn.without_off_parts(found, composed, verdicts)
         if kept is not found:  # the things the reading rejected are left out of the list
             composed = answerer.compose(kept, run) or composed
     if verdicts.failed:
-        why = _why(found, verdicts.failed[0])
+        why = _why(found, verdicts.failed[0], len(composed.citations))
         # the cited turns when they tell of the thing asked, then the turns closest to the question
         cited = [ln for ref in composed.citations if (ln := line_of(done, ref)) is not None]
         shown = (cited if verdicts.about is not False else []) + closest_lines(run, done)
@@ -308,13 +310,14 @@ def answer(run: Run) -> Answer:
     )
 
 
-def _why(found: Found, failed: str) -> str:
-    """The sentence that says which check an answer failed, in the question's language."""
+def _why(found: Found, failed: str, n: int = 0) -> str:
+    """The sentence that says which check an answer failed (`n`: the things it counted), in the question's
+    language."""
     pack, q = found.pack, found.question
     if failed == "type":
         expected = pack.say(f"type_{q.expects}", noun=q.noun) if q.expects else ""
         return pack.say("why_type", expected=expected)
-    return pack.say(f"why_{failed}")
+    return pack.say(f"why_{failed}", n=n)
 
 
 def _as_read(found: Found) -> Composed:

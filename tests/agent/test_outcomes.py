@@ -211,3 +211,96 @@ def test_a_when_question_takes_the_day_the_words_write_not_the_day_of_the_chat()
         read=reading_of("got my new running shoes on March 2nd"),
     )
     assert result.outcome == "answer" and "2 March 2024" in result.answer and "20 March" not in result.answer
+
+
+def reading_each(**values: float | None):
+    """A reading that copies, from each passage, the first of the given words a turn holds (each a word
+    of the chat, with the amount it gives)."""
+
+    def read(prompt: str) -> dict:
+        task, data = prompt.split("<<<DATA", 1)
+        for line in data.splitlines():
+            for word, value in values.items():
+                if line.startswith("[T") and word.replace("_", " ") in line:
+                    item = {"turn": line[1 : line.index("]")], "words": word.replace("_", " ")}
+                    item |= {k: v for k, v in (("value", value), ("when", None)) if f'"{k}"' in task}
+                    return {"found": True, "items": [item]}
+        return {"found": False, "items": []}
+
+    return read
+
+
+GYMS = [
+    session("s:g1", day(3, 2), "Went to the Boulderhaus climbing gym today, arms gone.", title="gym one"),
+    session("s:g2", day(4, 6), "Tried the Kletterhalle climbing gym near the river.", title="gym two"),
+    session("s:g3", day(5, 1), "Back at the Kletterhalle climbing gym, new routes.", title="gym three"),
+]
+
+
+def test_a_count_of_several_things_the_program_listed_is_unsure_with_them_shown():
+    # what was read may miss a gym or hold one twice: the things found are shown, no number is claimed
+    result, _ = ask_once(
+        GYMS,
+        "How many climbing gyms have I been to?",
+        NOW,
+        relevance={"relevant": [1, 2, 3]},
+        read=reading_each(Boulderhaus=None, Kletterhalle=None),
+    )
+    assert result.outcome == "unsure" and result.verdicts["failed"] == ["whole"]
+    first = result.answer.split("\n")[0]
+    assert "in total" not in first and "I found 2" in first and "cannot tell that they are all" in first
+    assert "Boulderhaus climbing gym" in result.answer and "Kletterhalle climbing gym" in result.answer
+    assert result.draft.startswith("2 in total")  # what it would have said is kept for the trace
+
+
+def test_a_count_the_person_wrote_is_stated():
+    chats = [*GYMS, session("s:g4", day(5, 20), "I've been to three climbing gyms so far this year.")]
+    result, _ = ask_once(
+        chats,
+        "How many climbing gyms have I been to?",
+        NOW,
+        relevance={"relevant": [1, 2, 3, 4]},
+        read=reading_each(three_climbing_gyms=3, Boulderhaus=None, Kletterhalle=None),
+    )
+    assert result.outcome == "answer" and result.answer.startswith("3 in total")
+
+
+def test_amounts_added_up_from_several_chats_are_unsure():
+    bills = [
+        session("s:b1", day(3, 2), "Paid 120 euros for the sink repair.", title="sink"),
+        session("s:b2", day(4, 6), "The lamp repair cost 80 euros.", title="lamp"),
+    ]
+    asked = dict(relevance={"relevant": [1, 2]}, read=reading_each(sink=120, lamp=80))
+    both, _ = ask_once(bills, "How much did I pay for repairs in total?", NOW, **asked)
+    assert both.outcome == "unsure" and both.verdicts["failed"] == ["sum"]
+    assert "I added up 2 amounts" in both.answer and both.draft.startswith("€200 in total")
+
+
+def test_one_amount_is_stated():
+    bills = [session("s:b1", day(3, 2), "Paid 120 euros for the sink repair.", title="sink")]
+    asked = dict(relevance={"relevant": [1]}, read=reading_each(sink=120))
+    one, _ = ask_once(bills, "How much did I pay for the sink repair?", NOW, **asked)
+    assert one.outcome == "answer" and "120" in one.answer
+
+
+TRIPS = [
+    session("s:t1", day(3, 2), "Booked the flight to Lisbon for the conference.", title="flight"),
+    session("s:t2", day(3, 9), "Bought a rain jacket for the Lisbon trip, after the flight.", title="jacket"),
+]
+TRIP_READING = dict(
+    relevance={"relevant": [1, 2]}, read=reading_each(rain_jacket=None, Booked_the_flight_to_Lisbon=None)
+)
+
+
+def test_a_span_between_two_named_events_is_unsure_when_one_of_them_is_not_read():
+    question = "How many days passed between booking the Lisbon flight and the Porto dinner?"
+    result, _ = ask_once(TRIPS, question, NOW, **TRIP_READING)
+    # the jacket is not the Porto dinner: the span between it and the flight is not claimed
+    assert result.outcome == "unsure" and result.verdicts["failed"] == ["pair"]
+    assert "7 days" not in result.answer.split("\n")[0] and result.draft.startswith("7 days")
+
+
+def test_a_span_between_two_named_events_both_read_is_stated():
+    question = "How many days passed between booking the flight and buying the jacket?"
+    result, _ = ask_once(TRIPS, question, NOW, **TRIP_READING)
+    assert result.outcome == "answer" and result.answer.startswith("7 days")

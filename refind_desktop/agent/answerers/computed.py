@@ -93,8 +93,13 @@ def count(found: Found, run: object) -> Composed | None:
         return Composed(text, [newest.ref], computed=True)
     items = distinct(items)
     listed = ", ".join(found.cite(it) for it in items)
+    # several things the program listed may miss some, hold one twice or hold another kind of thing, and no
+    # check can tell (one thing alone is checked as an answer is: a count of what the question names is none)
     return Composed(
-        found.pack.say("count", n=len(items), items=listed), [it.ref for it in items], computed=True
+        found.pack.say("count", n=len(items), items=listed),
+        [it.ref for it in items],
+        computed=True,
+        unsettled="whole" if len(items) > 1 else "",
     )
 
 
@@ -125,7 +130,8 @@ def total(found: Found, run: object) -> Composed | None:
     value = sum(it.value for it in items)
     listed = " + ".join(f"{amount(it.value, unit)} {found.cite(it)}" for it in items)
     text = found.pack.say("total", total=amount(value, unit), items=listed)
-    return Composed(text, [it.ref for it in items], computed=True)
+    # amounts added from several chats may miss some, or hold others
+    return Composed(text, [it.ref for it in items], computed=True, unsettled="sum" if len(items) > 1 else "")
 
 
 def difference(found: Found, run: object) -> Composed | None:
@@ -194,17 +200,21 @@ def span(found: Found, run: object) -> Composed | None:
         n = distance(found.day(first).day, found.now.astimezone(found.tz).date(), q.unit)
         text = pack.say("span_now", n=number(n), unit=unit, item=found.dated(first))
         return Composed(text, [first.ref], computed=True)
+    unsettled = "unnamed"  # the first two events read, not two the question names
     if len(q.options) == 2:
         # the question names its two events: each is the first dated item that tells of it
         first, _ = first_of_each(found)
         if len(first) == 2:
-            events = [first[0], first[1]]
+            events, unsettled = [first[0], first[1]], ""
+        else:
+            unsettled = "pair"
     if len(events) < 2:
         return None
     a, b = sorted(events[:2], key=lambda it: found.day(it).day)
     n = distance(found.day(a).day, found.day(b).day, q.unit)
     listed = pack.say("then").join(found.dated(it) for it in (a, b))
-    return Composed(pack.say("span", n=number(n), unit=unit, items=listed), [a.ref, b.ref], computed=True)
+    text = pack.say("span", n=number(n), unit=unit, items=listed)
+    return Composed(text, [a.ref, b.ref], computed=True, unsettled=unsettled)
 
 
 def _option(it: Item, keys: list[set[str]], lang: str) -> int | None:

@@ -5,10 +5,10 @@ A set is a folder holding export files and `questions.json` (refind_desktop/eval
 format): the LoCoMo conversations written by benchmarks/messenger_export.py, or the German set in
 benchmarks/sets/de. Answers come from the answer-mode registry `refind ask` uses (`--mode`, default
 refind) with the embedded llama model by default, or from the references of eval/baselines.py
-(`--mode one-search+1call`, `refind+1call`, and `oracle`: the answer stage given each question's evidence
-turns); `--backend scripted` is the no-model stand-in for a smoke run. Per question: deterministic accuracy, the share of gold items found, evidence recall of the
-notes, false abstentions, prompt tokens, model calls and seconds; the summary adds p50/p90 seconds
-by category. With --out the answers are cached (a rerun resumes) and the report is written as JSON
+(`--mode one-search+1call`, `refind+1call`, and `oracle`: the answer stage given each question's
+evidence turns); `--backend scripted` is the no-model stand-in for a smoke run. Per question:
+deterministic accuracy, the share of gold items found, evidence recall of the notes, false abstentions,
+prompt tokens, model calls and seconds; the summary adds p50/p90 seconds by category. With --out the answers are cached (a rerun resumes) and the report is written as JSON
 and Markdown. Examples:
 
     python benchmarks/export_qa.py benchmarks/sets/de --out /tmp/de

@@ -38,7 +38,7 @@ from .exportset import QUESTIONS, ExportSet, SetQuestion, load_set, resolve_evid
 from .items import abstains, covered, false_abstention, items_share
 from .outcomes import OUTCOME_KEYS, score_record
 from .qa import backend_label, make_model
-from .runner import ProgressLine, ResultCache, data_fingerprint
+from .runner import ProgressLine, ResultCache, ServicesView, data_fingerprint
 from .scoring import deterministic
 
 Runner = Callable[..., Any]
@@ -79,19 +79,17 @@ class Gold:
     """One export question's gold labels as the eval oracle reads them: its evidence turns."""
 
     evidence_refs: list[tuple[str, int]]
-    answer_sessions: tuple[str, ...] = ()
 
 
-class WithGold:
+class WithGold(ServicesView):
     """The services as one export question sees them: the set's services and its gold evidence (read only
     by the eval oracle, eval/baselines.py)."""
 
-    def __init__(self, base: Any, evidence: list[tuple[str, int]]) -> None:
-        self._base = base
-        self.gold = Gold(list(evidence))
+    OWN = ("_base", "gold")
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._base, name)
+    def __init__(self, base: Any, evidence: list[tuple[str, int]]) -> None:
+        super().__init__(base)
+        self.gold = Gold(list(evidence))
 
 
 def answer_one(

@@ -36,26 +36,38 @@ def unit_services(unit: EvalUnit, dataset: str, factory: ServicesFactory) -> Ite
             svc.close()
 
 
-class QuestionServices:
-    """The services as one question sees them: the engine bounded in the archive setting at the
-    question's date, or at the end of its own history when that is later (`EvalQuestion.as_of`), and
-    the question's date for modes that read relative dates."""
+class ServicesView:
+    """Shared services as one question sees them: the attributes named in `OWN` are the question's own,
+    every other one is read from and written to the shared services (the per-haystack caches, bm25s
+    anchor, dense retriever, ..., belong to them, so a later question finds them built)."""
 
-    def __init__(self, base: Any, question: EvalQuestion, bounded: bool) -> None:
+    OWN: tuple[str, ...] = ("_base",)
+
+    def __init__(self, base: Any) -> None:
         self._base = base
-        self.question_date = question.date
-        self.gold = question  # read only by the eval baselines (eval/baselines.py `oracle`)
-        self.engine = base.engine.bounded(question.as_of) if bounded else base.engine
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._base, name)
 
     def __setattr__(self, name: str, value: Any) -> None:
-        # the per-haystack caches (bm25s anchor, dense retriever, ...) belong to the shared services
-        if name in ("_base", "question_date", "engine", "gold"):
+        if name in self.OWN:
             object.__setattr__(self, name, value)
         else:
             setattr(self._base, name, value)
+
+
+class QuestionServices(ServicesView):
+    """The services as one question sees them: the engine bounded in the archive setting at the
+    question's date, or at the end of its own history when that is later (`EvalQuestion.as_of`), and
+    the question's date for modes that read relative dates."""
+
+    OWN = ("_base", "question_date", "engine", "gold")
+
+    def __init__(self, base: Any, question: EvalQuestion, bounded: bool) -> None:
+        super().__init__(base)
+        self.question_date = question.date
+        self.gold = question  # read only by the eval baselines (eval/baselines.py `oracle`)
+        self.engine = base.engine.bounded(question.as_of) if bounded else base.engine
 
 
 def data_fingerprint(path: Path) -> str:

@@ -87,6 +87,19 @@ def test_the_oracle_reads_each_questions_evidence_turns_and_searches_nothing(wha
             assert r["outcome"] == "not_found" and r["llm_calls"] == 0
 
 
+def test_a_cache_a_mode_builds_on_one_questions_view_is_kept_for_the_next():
+    from types import SimpleNamespace
+
+    from refind_desktop.eval.exportqa import WithGold
+
+    shared = SimpleNamespace(engine="the engine")
+    view = WithGold(shared, [("s1", 2)])
+    view.dense = "built once"  # a mode's per-set cache belongs to the shared services
+    assert shared.dense == "built once" and WithGold(shared, []).dense == "built once"
+    assert view.engine == "the engine" and view.gold.evidence_refs == [("s1", 2)]
+    assert not hasattr(shared, "gold")  # the gold labels stay the question's own
+
+
 class Scripted:
     """A runner whose answers and notes are given per question (the harness is what is tested)."""
 

@@ -249,10 +249,11 @@ def answer(run: Run) -> Answer:
     done: list[Passage] = []
     people = set() if q.personal else named_people(q, evidence)
     items = reading(run, answerer, first, answerer.read, done, people)
-    if not items and aside:
-        # abstain only when the notes lack it: before saying so, the passages set aside by wording are
-        # read too, within what is left of the answerer's reading budget
-        items = reading(run, answerer, aside, answerer.read - len(done), done, people)
+    if aside and (not items or not answerer.enough):
+        # the passages set aside by wording are read too, within what is left of the answerer's reading
+        # budget: before abstaining (the notes may lack it), and always for a kind that reads its whole
+        # budget (the newest value, a count, a list: a passage left unread may hold a newer or another one)
+        items += reading(run, answerer, aside, answerer.read - len(done), done, people)
     if q.personal and any(it.personal for it in items):
         # a question about the person is answered from what the person said, not from a reply
         items = [it for it in items if it.personal]

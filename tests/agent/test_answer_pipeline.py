@@ -418,21 +418,22 @@ def test_a_number_in_an_assistants_reply_is_not_the_persons_count():
     assert [i.value for i in check(q, p, data, UTC, 0)] == [None, 4.0]
 
 
-def test_a_passage_found_by_the_questions_common_words_alone_is_not_read():
+def test_a_passage_found_by_the_questions_common_words_alone_is_not_read_for_a_single_fact():
     chats = [
         session("s:boots", day(1, 4), "I bought the Meindl boots at the mall, in the Sportscheck store."),
-        session("s:wet", day(1, 9), "My boots got wet on the way home."),
+        session("s:wet", day(1, 9), "My boots got wet on the way home from the mall."),
         session("s:old", day(2, 2), "Old boots are piling up in the closet."),
-        session("s:kids", day(2, 20), "New boots for the kids again."),
+        session("s:kids", day(2, 20), "New boots for the kids again, bought at the mall."),
     ]
     result, backend = ask_once(
         chats,
-        "How many pairs of Meindl boots did I buy at the mall store?",
+        "At which store of the mall did I buy the Meindl boots?",
         NOW,
         relevance={"relevant": []},
-        answer="Meindl boots",
+        answer="Sportscheck store",
     )
-    # a count reads up to six passages; only the one holding the question's rarer words is read
+    # a single fact is read from the passages holding the question's rarer words; the one that names
+    # the Meindl boots states it, so the passages found by "boots" and "mall" alone are not read
     reads = [e for e in result.trajectory if e.type == "read"]
     assert [e.session_id for e in reads] == ["s:boots"] and result.citations == [("s:boots", 0)]
 
@@ -611,3 +612,28 @@ def test_a_reading_that_repeats_the_question_lets_the_next_passage_answer():
         read=read,
     )
     assert result.answer.startswith("Cocolo") and result.citations == [("s:tip", 0)]
+
+
+def test_a_question_for_the_newest_value_reads_on_past_the_passages_that_name_it():
+    chats = [
+        session("s:lease", day(1, 10), "The rent for the flat is 520 euros a month, per the lease."),
+        session("s:april", day(3, 28), "The landlord wrote: from April the flat costs 545 euros a month."),
+    ]
+
+    def read(prompt: str) -> dict:
+        said = prompt.split("<<<DATA", 1)[1]
+        for amount in ("520 euros", "545 euros"):
+            for line in said.splitlines():
+                if line.startswith("[T") and amount in line:
+                    turn = line[1 : line.index("]")]
+                    return {"found": True, "items": [{"turn": turn, "words": amount, "when": None}]}
+        return {"found": False, "items": []}
+
+    result, _ = ask_once(
+        chats, "How much is the rent of my flat now?", day(6, 1), relevance={"relevant": [1, 2]}, read=read
+    )
+    # the lease names the rent and is read first; the landlord's newer amount, found by "flat" alone
+    # (it does not name the rent), is read too, since only the newest statement answers "now"
+    reads = [e.session_id for e in result.trajectory if e.type == "read"]
+    assert reads[0] == "s:lease" and "s:april" in reads
+    assert result.citations == [("s:april", 0)] and "545 euros" in result.answer

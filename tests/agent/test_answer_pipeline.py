@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from helpers.agent import ask_once, day, session
+from helpers.agent import ask_once, day, reading_of, session
 
 from refind_desktop.agent.answerers import Found, answerer_for
 from refind_desktop.agent.dates import Day, dated_in, distance, event_day, written_day
@@ -620,17 +620,12 @@ def test_a_question_for_the_newest_value_reads_on_past_the_passages_that_name_it
         session("s:april", day(3, 28), "The landlord wrote: from April the flat costs 545 euros a month."),
     ]
 
-    def read(prompt: str) -> dict:
-        said = prompt.split("<<<DATA", 1)[1]
-        for amount in ("520 euros", "545 euros"):
-            for line in said.splitlines():
-                if line.startswith("[T") and amount in line:
-                    turn = line[1 : line.index("]")]
-                    return {"found": True, "items": [{"turn": turn, "words": amount, "when": None}]}
-        return {"found": False, "items": []}
-
     result, _ = ask_once(
-        chats, "How much is the rent of my flat now?", day(6, 1), relevance={"relevant": [1, 2]}, read=read
+        chats,
+        "How much is the rent of my flat now?",
+        day(6, 1),
+        relevance={"relevant": [1, 2]},
+        read=reading_of("520 euros", "545 euros"),
     )
     # the lease names the rent and is read first; the landlord's newer amount, found by "flat" alone
     # (it does not name the rent), is read too, since only the newest statement answers "now"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from helpers.agent import ask_once, day, session
+from helpers.agent import ask_once, day, reading_of, session
 
 from refind_desktop.agent.question import understand
 from refind_desktop.eval.outcomes import draft_outcome, score_record, scores
@@ -30,23 +30,6 @@ CHATS = [
         title="moving day",
     ),
 ]
-
-
-def reading_of(words: str):
-    """A reading that copies `words` from whichever passage turn holds them, and nothing elsewhere."""
-
-    def read(prompt: str) -> dict:
-        task, data = prompt.split("<<<DATA", 1)
-        extra = {k: None for k in ("value", "when") if f'"{k}"' in task}  # the fields this kind asks for
-        for line in data.splitlines():
-            if line.startswith("[T") and words in line:
-                return {
-                    "found": True,
-                    "items": [{"turn": line[1 : line.index("]")], "words": words, **extra}],
-                }
-        return {"found": False, "items": []}
-
-    return read
 
 
 def test_a_checked_answer_is_stated_with_its_citation():

@@ -63,6 +63,9 @@ class Question:
     it names none."""
     money: bool = False
     """Asks for an amount of money ("how much did I spend"): only amounts written as money answer it."""
+    adds: bool = False
+    """A total that asks to add several amounts up ("in total", the pack's `adds`): one amount read does not
+    settle it."""
     expects: str = ""
     """The type of thing the answer must be (the pack's `answer_types`): "number", "date", "person",
     "place", "kind" (a thing of the kind `noun` names), or "" for anything."""
@@ -199,6 +202,7 @@ def understand(text: str, now: datetime, tz: tzinfo, default_lang: str | None = 
         personal=bool(lowered & pack.first_person) and not lowered & pack.second_person,
         options=options(text, pack) if kind == "order" else events(text, pack) if kind == "span" else (),
         money=bool(lowered & pack.money_words) or any(c in text for c in CURRENCIES),
+        adds=kind == "total" and pack.adds is not None and bool(pack.adds.search(text)),
         expects=expects,
         noun=noun,
     )

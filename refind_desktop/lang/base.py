@@ -71,6 +71,9 @@ class Pack:
     money answer it."""
     money_units: Mapping[str, str] = field(default_factory=dict)
     """Currency words and the sign they stand for ("euros": "€")."""
+    adds: re.Pattern[str] | None = None
+    """The words that ask to add several amounts up ("in total", "altogether"): one amount read does not
+    settle such a total."""
     plural_endings: tuple[str, ...] = ()
     """Endings of a plural noun ("s"): a "what"/"which" question whose noun ends so and that the index's
     stemmer shortens asks for several things ("Which books …?")."""

@@ -173,9 +173,10 @@ KIND_CUES = cues(
         r"\bwie ?viel\b.*\b(insgesamt|zusammen|gesamt|ausgegeben|bezahlt|gezahlt|gekostet|gespendet|"
         r"gespart|verdient)\b",
     ),
-    ("total", r"\bwie viele (stunden|minuten|kilometer|km|seiten)\b|\binsgesamt\b"),
+    ("total", r"\bwie viele (stunden|minuten|kilometer|km|seiten)\b"),
     ("span", r"\bwie viele (tage|wochen|monate|jahre)\b"),
     ("count", r"\bwie ?viele\b|\bwie oft\b|\banzahl (der|an|von)\b"),
+    ("total", r"\binsgesamt\b"),
     ("when", r"^\s*wann\b|\ban welchem (tag|datum)\b|\bwelche[sn]? datum\b|\bin welchem (jahr|monat)\b"),
     (
         "latest",
@@ -230,9 +231,10 @@ PHRASES = {
     "why_part": "Keiner der Beiträge, die ich aufzählen würde, handelt von dem, wonach gefragt ist.",
     "why_echo": "Was ich gelesen habe, wiederholt nur die Worte der Frage.",
     "why_compute": "Ich konnte die Antwort aus dem Gelesenen nicht ausrechnen.",
-    "why_whole": "Ich habe im Gelesenen {n} gefunden, kann aber nicht sagen, dass das alle sind und jedes dazuzählt.",
+    "why_whole": "Ich habe im Gelesenen {n} gezählt, kann aber nicht sagen, dass das alle sind und jedes dazuzählt.",
     "why_pair": "Das Gelesene erzählt nicht von beiden Ereignissen, die die Frage nennt.",
     "why_unnamed": "Ich konnte nicht erkennen, zwischen welchen zwei Ereignissen die Frage misst.",
+    "why_one": "Ich habe im Gelesenen nur einen Betrag gefunden, die Frage zählt aber mehrere zusammen, und ich kann nicht sagen, dass er alles ist.",
     "why_sum": "Ich habe {n} gelesene Beträge addiert, kann aber nicht sagen, dass das alle sind und jeder dazuzählt.",
     "why_closest": "Keiner der {read} gelesenen Abschnitte sagt es klar.",
     "type_number": "eine Zahl",
@@ -265,6 +267,7 @@ PACK = Pack(
         preis preise teurer billiger günstiger gespendet spenden verdient miete gehalt rechnung""".split()
     ),
     money_units={"euro": "€", "eur": "€", "dollar": "$", "usd": "$"},
+    adds=re.compile(r"\b(insgesamt|zusammen|gesamt|bisher)\b", re.IGNORECASE),
     since_now=re.compile(r"\bher\b|\bvor wie vielen\b|\bseit\b", re.IGNORECASE),
     between=re.compile(
         r"\bwann\b|\bzwischen\b|\bbevor\b|\bnachdem\b|\bvor dem\b|\bnach dem\b", re.IGNORECASE

@@ -231,9 +231,24 @@ def test_a_count_of_several_things_the_program_listed_is_unsure_with_them_shown(
     )
     assert result.outcome == "unsure" and result.verdicts["failed"] == ["whole"]
     first = result.answer.split("\n")[0]
-    assert "in total" not in first and "I found 2" in first and "cannot tell that they are all" in first
+    assert "in total" not in first and "I counted 2" in first and "cannot tell that this is all" in first
     assert "Boulderhaus climbing gym" in result.answer and "Kletterhalle climbing gym" in result.answer
     assert result.draft.startswith("2 in total")  # what it would have said is kept for the trace
+
+
+def test_a_count_of_the_one_thing_read_is_unsure_not_one_in_total():
+    # one gym read may be one of several the person went to: the gym is shown, "1 in total" is not claimed
+    result, _ = ask_once(
+        GYMS[:1],
+        "How many climbing gyms have I been to?",
+        NOW,
+        relevance={"relevant": [1]},
+        read=reading_each(Boulderhaus=None),
+    )
+    assert result.outcome == "unsure" and result.verdicts["failed"] == ["whole"]
+    first = result.answer.split("\n")[0]
+    assert "in total" not in first and "I counted 1" in first
+    assert "Boulderhaus climbing gym" in result.answer and result.draft.startswith("1 in total")
 
 
 def test_a_count_the_person_wrote_is_stated():
@@ -257,6 +272,16 @@ def test_amounts_added_up_from_several_chats_are_unsure():
     both, _ = ask_once(bills, "How much did I pay for repairs in total?", NOW, **asked)
     assert both.outcome == "unsure" and both.verdicts["failed"] == ["sum"]
     assert "I added up 2 amounts" in both.answer and both.draft.startswith("€200 in total")
+
+
+def test_one_amount_for_a_question_that_adds_several_up_is_unsure():
+    # "in total" asks for several amounts added up: the one bill read may be one of them
+    bills = [session("s:b1", day(3, 2), "Paid 120 euros for the sink repair.", title="sink")]
+    asked = dict(relevance={"relevant": [1]}, read=reading_each(sink=120))
+    one, _ = ask_once(bills, "How much did I pay for repairs in total?", NOW, **asked)
+    assert one.outcome == "unsure" and one.verdicts["failed"] == ["one"]
+    assert "I found one amount" in one.answer and "Paid 120 euros for the sink repair." in one.answer
+    assert one.draft.startswith("€120 in total")
 
 
 def test_one_amount_is_stated():

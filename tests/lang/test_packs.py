@@ -88,6 +88,10 @@ def test_every_pack_fills_every_answer_phrase():
         ("Was war zuerst, das Konzert oder der Urlaub?", "order"),
         ("Wie viel haben wir insgesamt für den Grill ausgegeben?", "total"),
         ("Wie viele Bücher hat Nina gelesen?", "count"),
+        ("Wie viele Bücher hat Nina insgesamt gelesen?", "count"),
+        ("How many concerts have I been to in total?", "count"),
+        ("How many hours did I practise in total?", "total"),
+        ("What was the total cost of the flights?", "total"),
         ("Wann war die Einweihungsparty?", "when"),
         ("Wie hoch ist die Miete aktuell?", "latest"),
         ("Wie heißt der Hund von Emil?", "lookup"),
@@ -105,6 +109,21 @@ def test_a_question_knows_its_language_unit_and_whether_it_runs_to_now():
     assert (between.lang, between.unit, between.since_now, between.between) == ("en", "days", False, True)
     # a question too short to tell takes the archive's language
     assert understand("Wann war Emi in Berlin?", NOW, UTC, default_lang="de").lang == "de"
+
+
+@pytest.mark.parametrize(
+    ("question", "adds"),
+    [
+        ("How much did I spend on concert tickets in total?", True),
+        ("How much have we saved so far for the trip?", True),
+        ("Wie viel haben wir insgesamt für den Grill ausgegeben?", True),
+        ("How much did I pay for the sink repair?", False),
+        ("Wie viel hat die Reparatur gekostet?", False),
+        ("How many climbing gyms have I been to in total?", False),  # a count, not amounts
+    ],
+)
+def test_a_total_knows_whether_it_adds_several_amounts_up(question, adds):
+    assert understand(question, NOW, UTC).adds is adds
 
 
 def test_the_subject_keeps_what_is_asked_about_and_drops_words_of_asking():

@@ -93,13 +93,13 @@ def count(found: Found, run: object) -> Composed | None:
         return Composed(text, [newest.ref], computed=True)
     items = distinct(items)
     listed = ", ".join(found.cite(it) for it in items)
-    # several things the program listed may miss some, hold one twice or hold another kind of thing, and no
-    # check can tell (one thing alone is checked as an answer is: a count of what the question names is none)
+    # the things the program listed may miss some (one thing read as much as several), hold one twice or
+    # hold another kind of thing, and no check can tell: only a count the person wrote is stated
     return Composed(
         found.pack.say("count", n=len(items), items=listed),
         [it.ref for it in items],
         computed=True,
-        unsettled="whole" if len(items) > 1 else "",
+        unsettled="whole",
     )
 
 
@@ -130,8 +130,10 @@ def total(found: Found, run: object) -> Composed | None:
     value = sum(it.value for it in items)
     listed = " + ".join(f"{amount(it.value, unit)} {found.cite(it)}" for it in items)
     text = found.pack.say("total", total=amount(value, unit), items=listed)
-    # amounts added from several chats may miss some, or hold others
-    return Composed(text, [it.ref for it in items], computed=True, unsettled="sum" if len(items) > 1 else "")
+    # amounts added from several chats may miss some, or hold others; one amount answers "how much did the
+    # repair cost", not a question that adds several up ("in total"), which it may be a part of
+    unsettled = "sum" if len(items) > 1 else "one" if found.question.adds else ""
+    return Composed(text, [it.ref for it in items], computed=True, unsettled=unsettled)
 
 
 def difference(found: Found, run: object) -> Composed | None:

@@ -93,13 +93,14 @@ def count(found: Found, run: object) -> Composed | None:
         return Composed(text, [newest.ref], computed=True)
     items = distinct(items)
     listed = ", ".join(found.cite(it) for it in items)
-    # the things the program listed may miss some (one thing read as much as several), hold one twice or
-    # hold another kind of thing, and no check can tell: only a count the person wrote is stated
+    # several things the program listed may miss some, hold one twice or hold another kind of thing, and no
+    # check can tell (one thing alone is checked as an answer is: a count of what the question names is none;
+    # making it unsure too was measured on the check halves: one right answer fewer, three wrong fewer)
     return Composed(
         found.pack.say("count", n=len(items), items=listed),
         [it.ref for it in items],
         computed=True,
-        unsettled="whole",
+        unsettled="whole" if len(items) > 1 else "",
     )
 
 

@@ -9,7 +9,7 @@ it is safe on the check half. Works on `refind eval qa` records and on `export_q
 
 A variant is NAME=a comma-separated list of checks switched off (-CHECK, as a record's `failed` names
 them: the checks of agent/earn.py, and what the program cannot settle about a computed answer,
-`whole`, `sum`, `pair`, `unnamed`: agent/answerers/base.py `Composed.unsettled`). `-names` gives the
+`whole`, `sum`, `one`, `pair`, `unnamed`: agent/answerers/base.py `Composed.unsettled`). `-names` gives the
 rule before a turn that names the thing asked about made the outcome unsure rather than "not in your
 history". Seconds and calls of a model stage no remaining check uses are taken
 off where the records list each call (the confirming reading: stage "confirm"; "slot": the extracting

@@ -158,6 +158,9 @@ TIME_RULES = cues(
 """Relative time expressions (search/timewords.py gives each rule its range; "seit" runs to today)."""
 
 _SPAN_UNITS = r"(tage|wochen|monate|jahre)"
+_ADDS = r"insgesamt|zusammen|gesamt"
+"""The words that ask to add several amounts up: a "wie viel" question cue, and (with "bisher") the pack's
+`adds`."""
 KIND_CUES = cues(
     (
         "span",
@@ -170,7 +173,7 @@ KIND_CUES = cues(
     ("difference", r"\bwie ?viel(e)? (mehr|weniger)\b|\bum wie ?viel\b|\bunterschied zwischen\b"),
     (
         "total",
-        r"\bwie ?viel\b.*\b(insgesamt|zusammen|gesamt|ausgegeben|bezahlt|gezahlt|gekostet|gespendet|"
+        rf"\bwie ?viel\b.*\b({_ADDS}|ausgegeben|bezahlt|gezahlt|gekostet|gespendet|"
         r"gespart|verdient)\b",
     ),
     ("total", r"\bwie viele (stunden|minuten|kilometer|km|seiten)\b"),
@@ -267,7 +270,7 @@ PACK = Pack(
         preis preise teurer billiger günstiger gespendet spenden verdient miete gehalt rechnung""".split()
     ),
     money_units={"euro": "€", "eur": "€", "dollar": "$", "usd": "$"},
-    adds=re.compile(r"\b(insgesamt|zusammen|gesamt|bisher)\b", re.IGNORECASE),
+    adds=re.compile(rf"\b({_ADDS}|bisher)\b", re.IGNORECASE),
     since_now=re.compile(r"\bher\b|\bvor wie vielen\b|\bseit\b", re.IGNORECASE),
     between=re.compile(
         r"\bwann\b|\bzwischen\b|\bbevor\b|\bnachdem\b|\bvor dem\b|\bnach dem\b", re.IGNORECASE

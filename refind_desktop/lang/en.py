@@ -90,6 +90,8 @@ TIME_RULES = cues(
 """Relative time expressions (search/timewords.py gives each rule its range)."""
 
 _SPAN_UNITS = r"(days?|weeks?|months?|years?|time)"
+_ADDS = r"total|altogether|combined|in all|so far|overall"
+"""The words that ask to add several amounts up: a "how much" question cue, and the pack's `adds`."""
 KIND_CUES = cues(
     (
         "span",
@@ -109,7 +111,7 @@ KIND_CUES = cues(
     ),
     (
         "total",
-        r"\bhow much\b.*\b(total|altogether|combined|in all|so far|overall|spend|spent|pay|paid|"
+        rf"\bhow much\b.*\b({_ADDS}|spend|spent|pay|paid|"
         r"raise|raised|earn|earned|save|saved|donate|donated)\b",
     ),
     ("total", r"\bhow many (hours|minutes|miles|kilometers|km|pages|calories)\b"),
@@ -233,7 +235,7 @@ PACK = Pack(
         "euros": "€",
         "eur": "€",
     },
-    adds=re.compile(r"\b(total|altogether|combined|in all|so far|overall)\b", re.IGNORECASE),
+    adds=re.compile(rf"\b({_ADDS})\b", re.IGNORECASE),
     since_now=re.compile(r"\bago\b|\bhas it been\b|\bsince\b.*\?\s*$", re.IGNORECASE),
     between=re.compile(r"\bwhen\b|\bbetween\b|\bbefore\b|\bafter\b", re.IGNORECASE),
     occurrences=frozenset("times time occasions".split()),

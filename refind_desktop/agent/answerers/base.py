@@ -57,9 +57,9 @@ class Composed:
     unsettled: str = ""
     """What the program cannot settle about this answer, named as a failed check is ("whole": a count of
     several things read, which may not be all of them, nor each one of them; "sum": amounts of several chats
-    added up, the same; "one": one amount read for a question that adds several up; "pair": a span between two events the question names, not both read;
-    "unnamed": a span between the first two events read, the question naming none); "" when nothing. An
-    unsettled answer ends as "unsure", with its turns shown."""
+    added up, the same; "one": one amount read for a question that adds several up; "pair": a span between
+    two events the question names, not both read; "unnamed": a span between the first two events read, the
+    question naming none); "" when nothing. An unsettled answer ends as "unsure", with its turns shown."""
 
 
 Compose = Callable[[Found, object], Composed | None]

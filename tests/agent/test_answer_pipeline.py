@@ -616,19 +616,20 @@ def test_a_reading_that_repeats_the_question_lets_the_next_passage_answer():
 
 def test_a_question_for_the_newest_value_reads_on_past_the_passages_that_name_it():
     chats = [
-        session("s:lease", day(1, 10), "The rent for the flat is 520 euros a month, per the lease."),
-        session("s:april", day(3, 28), "The landlord wrote: from April the flat costs 545 euros a month."),
+        session("s:swim", day(1, 10), "Swim practice for Ida starts at 5 pm on Tuesdays."),
+        session("s:coach", day(3, 28), "The coach wrote: from April practice starts at 6 pm."),
     ]
 
     result, _ = ask_once(
         chats,
-        "How much is the rent of my flat now?",
+        "What time does Ida's swim practice start now?",
         day(6, 1),
         relevance={"relevant": [1, 2]},
-        read=reading_of("520 euros", "545 euros"),
+        read=reading_of("5 pm", "6 pm"),
     )
-    # the lease names the rent and is read first; the landlord's newer amount, found by "flat" alone
-    # (it does not name the rent), is read too, since only the newest statement answers "now"
+    # the first chat names the swim practice and is read first; the coach's newer time, found by
+    # "practice" alone (it does not name the swimming), is read too, since only the newest statement
+    # answers "now"
     reads = [e.session_id for e in result.trajectory if e.type == "read"]
-    assert reads[0] == "s:lease" and "s:april" in reads
-    assert result.citations == [("s:april", 0)] and "545 euros" in result.answer
+    assert reads[0] == "s:swim" and "s:coach" in reads
+    assert result.citations == [("s:coach", 0)] and "6 pm" in result.answer

@@ -262,11 +262,11 @@ def test_a_count_the_person_wrote_is_stated():
 
 def test_amounts_added_up_from_several_chats_are_unsure():
     bills = [
-        session("s:b1", day(3, 2), "Paid 120 euros for the sink repair.", title="sink"),
-        session("s:b2", day(4, 6), "The lamp repair cost 80 euros.", title="lamp"),
+        session("s:b1", day(3, 2), "Paid 120 euros for a new bike saddle.", title="saddle"),
+        session("s:b2", day(4, 6), "The bike lights cost 80 euros.", title="lights"),
     ]
-    asked = dict(relevance={"relevant": [1, 2]}, read=reading_each(sink=120, lamp=80))
-    both, _ = ask_once(bills, "How much did I pay for repairs in total?", NOW, **asked)
+    asked = dict(relevance={"relevant": [1, 2]}, read=reading_each(saddle=120, lights=80))
+    both, _ = ask_once(bills, "How much did I pay for bike parts in total?", NOW, **asked)
     assert both.outcome == "unsure" and both.verdicts["failed"] == ["sum"]
     assert "I added up 2 amounts" in both.answer and both.draft.startswith("€200 in total")
 
@@ -285,9 +285,9 @@ def test_one_amount_for_a_question_that_adds_several_up_is_unsure():
 
 
 def test_one_amount_is_stated():
-    bills = [session("s:b1", day(3, 2), "Paid 120 euros for the sink repair.", title="sink")]
-    asked = dict(relevance={"relevant": [1]}, read=reading_each(sink=120))
-    one, _ = ask_once(bills, "How much did I pay for the sink repair?", NOW, **asked)
+    bills = [session("s:b1", day(3, 2), "Paid 120 euros for a new bike saddle.", title="saddle")]
+    asked = dict(relevance={"relevant": [1]}, read=reading_each(saddle=120))
+    one, _ = ask_once(bills, "How much did I pay for the bike saddle?", NOW, **asked)
     assert one.outcome == "answer" and "120" in one.answer
 
 

@@ -255,7 +255,8 @@ def answer(run: Run) -> Answer:
         # budget (the newest value, a count, a list: a passage left unread may hold a newer or another one)
         items += reading(run, answerer, aside, answerer.read - len(done), done, people)
     if q.personal and any(it.personal for it in items):
-        # a question about the person is answered from what the person said, not from a reply
+        # a question about the person is answered from what the person said, not from a reply (reading
+        # on past a reply for the person's own words lost a right answer on the check halves: not done)
         items = [it for it in items if it.personal]
     found = Found(q, items, len(done), run.now, run.tz, run.tags)
     for after in checks.AFTER:

@@ -8,13 +8,16 @@ so a computed answer rests on the program's arithmetic.)"""
 
 from __future__ import annotations
 
+import calendar
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from datetime import date, timedelta
 
 from ..lang import PACKS, tokens
 from . import prompts
 from .answerers import Composed, Found
+from .dates import Day, local_day
 from .reading import Item, news
 from .render import neutralise
 from .run import Run
@@ -32,6 +35,8 @@ class Verdicts:
 
     typed: bool = True
     news: bool = True
+    timely: bool = True
+    """For a single fact of a question that names a time: the answer is of that time."""
     about: bool | None = None
     """The confirming reading: does the cited turn tell of the thing asked about (None: not asked)."""
     answers: bool | None = None
@@ -46,6 +51,7 @@ class Verdicts:
         return {
             "typed": self.typed,
             "news": self.news,
+            "timely": self.timely,
             "about": self.about,
             "answers": self.answers,
             "parts": [list(p) for p in self.parts],
@@ -76,6 +82,33 @@ def typed(found: Found, composed: Composed, items: list[Item]) -> bool:
     if q.expects == "date":
         return composed.computed or any(found.day(it) is not None for it in items)
     return True
+
+
+def days_of(day: Day) -> tuple[date, date]:
+    """The first and last day a `Day` can mean ("in March" is any day of March)."""
+    d = day.day
+    if day.period == "year":
+        return d.replace(month=1, day=1), d.replace(month=12, day=31)
+    if day.period == "month":
+        return d.replace(day=1), d.replace(day=calendar.monthrange(d.year, d.month)[1])
+    if day.period == "week":
+        return d, d + timedelta(days=6)
+    return d, d
+
+
+def timely(found: Found, items: list[Item]) -> bool:
+    """For a single fact of a question that names a time ("last Friday", "in March"): the answer's turn
+    was written, or its words date it, from the first day that time names up to the question's day (an
+    answer from before that time is of another time). True when the question names none."""
+    q = found.question
+    if q.time is None or q.kind not in SINGLE or not items:
+        return True
+    day = found.day(items[0])
+    today = local_day(found.now, found.tz)
+    if day is None or today is None:
+        return True
+    first, last = days_of(day)
+    return last >= q.time[0] and first <= today
 
 
 def tells_news(found: Found, items: list[Item]) -> bool:
@@ -176,6 +209,7 @@ def judge(run: Run, found: Found, composed: Composed, speaker: Speaker) -> Verdi
     v = Verdicts()
     v.typed = typed(found, composed, items)
     v.news = q.kind == "recommend" or q.kind == "yesno" or tells_news(found, items)
+    v.timely = timely(found, items)
     if q.kind in SINGLE and items:
         v.about, v.answers = confirm(run, found, items[0], speaker(items[0]))
     elif q.kind == "list":
@@ -184,6 +218,8 @@ def judge(run: Run, found: Found, composed: Composed, speaker: Speaker) -> Verdi
         v.failed.append("type")
     if not v.news:
         v.failed.append("echo")
+    if not v.timely:
+        v.failed.append("time")
     if v.about is False:
         v.failed.append("about")
     if v.answers is False:

@@ -312,3 +312,16 @@ def test_a_span_between_two_named_events_both_read_is_stated():
     question = "How many days passed between booking the flight and buying the jacket?"
     result, _ = ask_once(TRIPS, question, NOW, **TRIP_READING)
     assert result.outcome == "answer" and result.answer.startswith("7 days")
+
+
+def test_an_answer_from_before_the_time_the_question_names_is_unsure():
+    asked = dict(relevance={"relevant": [1]}, read=reading_of("mushroom risotto"))
+    old = [session("s:jan", day(1, 13), "I cooked a mushroom risotto for the first time.", title="risotto")]
+    result, _ = ask_once(old, "What did I cook last Saturday?", NOW, **asked)
+    assert result.outcome == "unsure" and result.verdicts["failed"] == ["time"]
+    assert "another time" in result.answer and "I cooked a mushroom risotto" in result.answer
+    assert "mushroom risotto" in result.draft
+    # the same words written that Saturday answer it
+    new = [session("s:may", day(5, 25), "I cooked a mushroom risotto for the first time.", title="risotto")]
+    result, _ = ask_once(new, "What did I cook last Saturday?", NOW, **asked)
+    assert result.outcome == "answer" and result.citations == [("s:may", 0)]

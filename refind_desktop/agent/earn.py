@@ -1,10 +1,10 @@
 """What an answer must pass before it is stated as one: it is the type of thing the question asks for, it
-says something the question does not, and one short reading of the turn it cites says that turn tells
-of the thing asked about and answers it (for a single fact; each thing of a list is read so too, and
-the ones it rejects are left out). Each check is general (no benchmark in it); a failed one makes the
-outcome "unsure", with the passages shown verbatim instead of a claimed answer. (Reading each turn of a
-computed answer so was measured on the check halves: it changed no outcome and cost a call per turn,
-so a computed answer rests on the program's arithmetic.)"""
+says something the question does not, a single fact is of the time the question names, and one short
+reading of the turn it cites says that turn tells of the thing asked about and answers it (for a single
+fact; each thing of a list is read so too, and the ones it rejects are left out). Each check is general
+(no benchmark in it); a failed one makes the outcome "unsure", with the passages shown verbatim instead
+of a claimed answer. (Reading each turn of a computed answer so was measured on the check halves: it
+changed no outcome and cost a call per turn, so a computed answer rests on the program's arithmetic.)"""
 
 from __future__ import annotations
 

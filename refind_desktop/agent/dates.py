@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from datetime import date, datetime, tzinfo
+from datetime import date, datetime, timedelta, tzinfo
 
 from ..lang import Pack
+from ..search.timewords import month_range
 
 _lock = threading.Lock()
 
@@ -20,6 +21,17 @@ class Day:
     day: date
     period: str = "day"
     """day, week, month or year: "in March" names a month, "yesterday" a day."""
+
+    def bounds(self) -> tuple[date, date]:
+        """The first and last day it can mean ("in March" is any day of March)."""
+        d = self.day
+        if self.period == "year":
+            return d.replace(month=1, day=1), d.replace(month=12, day=31)
+        if self.period == "month":
+            return month_range(d.year, d.month)
+        if self.period == "week":
+            return d, d + timedelta(days=6)
+        return d, d
 
 
 def local_day(when: datetime | None, tz: tzinfo) -> date | None:

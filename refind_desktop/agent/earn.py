@@ -8,16 +8,14 @@ changed no outcome and cost a call per turn, so a computed answer rests on the p
 
 from __future__ import annotations
 
-import calendar
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import date, timedelta
 
 from ..lang import PACKS, tokens
 from . import prompts
 from .answerers import Composed, Found
-from .dates import Day, local_day
+from .dates import local_day
 from .reading import Item, news
 from .render import neutralise
 from .run import Run
@@ -84,18 +82,6 @@ def typed(found: Found, composed: Composed, items: list[Item]) -> bool:
     return True
 
 
-def days_of(day: Day) -> tuple[date, date]:
-    """The first and last day a `Day` can mean ("in March" is any day of March)."""
-    d = day.day
-    if day.period == "year":
-        return d.replace(month=1, day=1), d.replace(month=12, day=31)
-    if day.period == "month":
-        return d.replace(day=1), d.replace(day=calendar.monthrange(d.year, d.month)[1])
-    if day.period == "week":
-        return d, d + timedelta(days=6)
-    return d, d
-
-
 def timely(found: Found, items: list[Item]) -> bool:
     """For a single fact of a question that names a time ("last Friday", "in March"): the answer's turn
     was written, or its words date it, from the first day that time names up to the question's day (an
@@ -104,11 +90,10 @@ def timely(found: Found, items: list[Item]) -> bool:
     if q.time is None or q.kind not in SINGLE or not items:
         return True
     day = found.day(items[0])
-    today = local_day(found.now, found.tz)
-    if day is None or today is None:
+    if day is None:
         return True
-    first, last = days_of(day)
-    return last >= q.time[0] and first <= today
+    first, last = day.bounds()
+    return last >= q.time[0] and first <= local_day(found.now, found.tz)
 
 
 def tells_news(found: Found, items: list[Item]) -> bool:

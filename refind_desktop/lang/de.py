@@ -235,7 +235,7 @@ PHRASES = {
     "why_echo": "Was ich gelesen habe, wiederholt nur die Worte der Frage.",
     "why_compute": "Ich konnte die Antwort aus dem Gelesenen nicht ausrechnen.",
     "why_whole": "Ich habe im Gelesenen {n} gezählt, kann aber nicht sagen, dass das alle sind und jedes dazuzählt.",
-    "why_time": "was ich gelesen habe, ist aus einer anderen Zeit als der, nach der die Frage fragt.",
+    "why_time": "Was ich gelesen habe, ist aus einer anderen Zeit als der, nach der die Frage fragt.",
     "why_pair": "Das Gelesene erzählt nicht von beiden Ereignissen, die die Frage nennt.",
     "why_unnamed": "Ich konnte nicht erkennen, zwischen welchen zwei Ereignissen die Frage misst.",
     "why_one": "Ich habe im Gelesenen nur einen Betrag gefunden, die Frage zählt aber mehrere zusammen, und ich kann nicht sagen, dass er alles ist.",

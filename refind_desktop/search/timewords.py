@@ -45,7 +45,8 @@ def _count(text: str | None, pack: Pack) -> int:
     return pack.number(text) or 1
 
 
-def _month_range(year: int, month: int) -> Range:
+def month_range(year: int, month: int) -> Range:
+    """The first and last day of a month."""
     return date(year, month, 1), date(year, month, calendar.monthrange(year, month)[1])
 
 
@@ -83,7 +84,7 @@ def _rule(kind: str, m: re.Match[str], today: date, pack: Pack) -> Range | None:
         if unit == "week":
             return _week(today - timedelta(days=7 * n))
         if unit == "month":
-            return _month_range(*_shift_month(today.year, today.month, n))
+            return month_range(*_shift_month(today.year, today.month, n))
         return date(today.year - n, 1, 1), date(today.year - n, 12, 31)
     if kind == "rolling":
         n = _count(g.get("n"), pack)
@@ -105,7 +106,7 @@ def _rule(kind: str, m: re.Match[str], today: date, pack: Pack) -> Range | None:
             monday = today - timedelta(days=today.weekday())
             return monday - timedelta(days=7), monday - timedelta(days=1)
         if unit == "month":
-            return _month_range(*_shift_month(today.year, today.month, 1))
+            return month_range(*_shift_month(today.year, today.month, 1))
         return date(today.year - 1, 1, 1), date(today.year - 1, 12, 31)
     if kind == "this_unit":
         if unit == "week":
@@ -132,10 +133,10 @@ def _rule(kind: str, m: re.Match[str], today: date, pack: Pack) -> Range | None:
             year = today.year - 1
         else:
             year = _latest_month(today, month)
-        lo, hi = _month_range(year, month)
+        lo, hi = month_range(year, month)
         return (lo, today) if g["lead"] in _SINCE else (lo, hi)
     if kind == "month_year":
-        return _month_range(int(g["year"]), pack.months[g["month"].rstrip(".")])
+        return month_range(int(g["year"]), pack.months[g["month"].rstrip(".")])
     if kind == "year":
         year = int(g["year"])
         lo, hi = date(year, 1, 1), date(year, 12, 31)

@@ -484,12 +484,12 @@ def test_an_absent_thing_is_read_no_further_than_the_answerers_budget():
 
 def test_a_question_that_names_a_time_reads_the_chats_of_that_time_first():
     chats = [
-        session("s:jan", day(1, 5), "I started listening to Miles Davis records."),
-        session("s:mar", day(3, 8), "I started listening to a bluegrass band with a banjo player."),
+        session("s:jan", day(1, 5), "We tried the Lebanese restaurant on Elm Street."),
+        session("s:mar", day(3, 8), "We tried the new noodle restaurant by the station."),
     ]
     result, _ = ask_once(
         chats,
-        "What artist did I start listening to last Friday?",
+        "Which restaurant did we try last Friday?",
         day(3, 12),
         relevance={"relevant": [1, 2]},
         read=lambda prompt: {
@@ -497,7 +497,7 @@ def test_a_question_that_names_a_time_reads_the_chats_of_that_time_first():
             "items": [{"turn": "T0", "words": prompt.split("<<<DATA")[1].split("user: ")[1].split(".")[0]}],
         },
     )
-    assert result.citations == [("s:mar", 0)] and "bluegrass" in result.answer
+    assert result.citations == [("s:mar", 0)] and "noodle restaurant" in result.answer
 
 
 def test_a_question_about_the_person_is_answered_from_what_the_person_said():
@@ -506,20 +506,20 @@ def test_a_question_about_the_person_is_answered_from_what_the_person_said():
         0,
         "user+assistant",
         NOW,
-        "User: I use a lavender shampoo.\n\nAssistant: Brand X makes shampoo too.",
+        "User: I run in Hoka Clifton shoes.\n\nAssistant: Brand X makes running shoes too.",
     )
     p = Passage("s", "chat", NOW, (Line(view, view.text, True),), 0)
-    q = understand("What shampoo do I use now?", NOW, UTC)
+    q = understand("Which running shoes do I wear now?", NOW, UTC)
     data = {
         "found": True,
         "items": [
-            {"turn": "T0", "words": "Brand X makes shampoo"},
-            {"turn": "T0", "words": "lavender shampoo"},
+            {"turn": "T0", "words": "Brand X makes running shoes"},
+            {"turn": "T0", "words": "Hoka Clifton shoes"},
         ],
     }
     items = check(q, p, data, UTC, 0)
     assert q.personal and [i.personal for i in items] == [False, True]
-    assert not understand("What shampoo did you suggest to me?", NOW, UTC).personal
+    assert not understand("Which running shoes did you suggest to me?", NOW, UTC).personal
 
 
 def test_an_order_question_naming_two_things_orders_those_two_and_nothing_else_read():

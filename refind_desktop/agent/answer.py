@@ -181,13 +181,13 @@ def of_the_time(evidence: list[Passage], run: Run) -> list[Passage]:
     """A question that names a time ("last Friday") is read from the chats that can tell of it first:
     passages with a hit turn written from the first day that time names to the question's day, then the
     rest, each group in reading order."""
-    span = run.asked.time
+    span = run.asked.window(run.today)
     if span is None:
         return evidence
 
     def told(p: Passage) -> bool:
         days = [local_day(p.when(ln.ref), run.tz) for ln in p.lines if ln.hit]
-        return any(d is not None and span[0] <= d <= run.today for d in days)
+        return any(d is not None and span[0] <= d <= span[1] for d in days)
 
     return sorted(evidence, key=lambda p: not told(p))
 

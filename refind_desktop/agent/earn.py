@@ -87,13 +87,14 @@ def timely(found: Found, items: list[Item]) -> bool:
     was written, or its words date it, from the first day that time names up to the question's day (an
     answer from before that time is of another time). True when the question names none."""
     q = found.question
-    if q.time is None or q.kind not in SINGLE or not items:
+    span = q.window(local_day(found.now, found.tz))
+    if span is None or q.kind not in SINGLE or not items:
         return True
     day = found.day(items[0])
     if day is None:
         return True
     first, last = day.bounds()
-    return last >= q.time[0] and first <= local_day(found.now, found.tz)
+    return last >= span[0] and first <= span[1]
 
 
 def tells_news(found: Found, items: list[Item]) -> bool:

@@ -77,6 +77,12 @@ class Question:
         """The question's language pack."""
         return pack_for(self.lang)
 
+    def window(self, today: date) -> tuple[date, date] | None:
+        """The days a turn can tell of the time the question names in: from that time's first day to
+        `today`, the day it is asked (a turn written after the time may tell of it); None when it names
+        no time."""
+        return None if self.time is None else (self.time[0], today)
+
     @cached_property
     def asked_stems(self) -> frozenset[str]:
         """The stems of all the question's words, as the index's analyzer makes them in its language."""

@@ -1,6 +1,6 @@
 """What an answer must pass before it is stated as one: it is the type of thing the question asks for, it
-says something the question does not, a single fact is of the time the question names, and one short
-reading of the turn it cites says that turn tells of the thing asked about and answers it (for a single
+says something the question does not, a single fact is of the time the question names (and, for a question
+about the person, in the person's own words in that chat), and one short reading of the turn it cites says that turn tells of the thing asked about and answers it (for a single
 fact; each thing of a list is read so too, and the ones it rejects are left out). Each check is general
 (no benchmark in it); a failed one makes the outcome "unsure", with the passages shown verbatim instead
 of a claimed answer. (Reading each turn of a computed answer so was measured on the check halves: it
@@ -16,7 +16,7 @@ from ..lang import PACKS, tokens
 from . import prompts
 from .answerers import Composed, Found
 from .dates import local_day
-from .reading import Item, news
+from .reading import Item, copied, news
 from .render import neutralise
 from .run import Run
 
@@ -35,6 +35,8 @@ class Verdicts:
     news: bool = True
     timely: bool = True
     """For a single fact of a question that names a time: the answer is of that time."""
+    own: bool = True
+    """For a single fact of a question about the person: the person's own words in that chat say it."""
     about: bool | None = None
     """The confirming reading: does the cited turn tell of the thing asked about (None: not asked)."""
     answers: bool | None = None
@@ -50,6 +52,7 @@ class Verdicts:
             "typed": self.typed,
             "news": self.news,
             "timely": self.timely,
+            "own": self.own,
             "about": self.about,
             "answers": self.answers,
             "parts": [list(p) for p in self.parts],
@@ -95,6 +98,18 @@ def timely(found: Found, items: list[Item]) -> bool:
         return True
     first, last = day.bounds()
     return last >= span[0] and first <= span[1]
+
+
+def in_own_words(found: Found, items: list[Item], said: Callable[[str], list[str]]) -> bool:
+    """For a single fact of a question about the person ("Where do I take yoga classes?"): the answer's
+    words are the person's own, in the turn it cites or elsewhere in that chat (`said`: the person's own
+    words in each turn of a chat). Words only an assistant's reply holds tell what the reply proposed,
+    not what the person does. True for any other question."""
+    q = found.question
+    if not q.personal or q.kind not in SINGLE or not items:
+        return True
+    item = items[0]
+    return item.personal or any(copied(item.words, own) for own in said(item.ref[0]))
 
 
 def tells_news(found: Found, items: list[Item]) -> bool:
@@ -185,7 +200,9 @@ def confirm(
 Speaker = Callable[[Item], str]
 
 
-def judge(run: Run, found: Found, composed: Composed, speaker: Speaker) -> Verdicts:
+def judge(
+    run: Run, found: Found, composed: Composed, speaker: Speaker, said: Callable[[str], list[str]]
+) -> Verdicts:
     """Every check on one composed answer (see the module docstring). A single fact's answer is confirmed
     by one short reading of its cited turn; a computed answer rests on the program's arithmetic. (A cited
     turn holding none of the question's rarer words, by the index's stems, was a check too: on the check
@@ -196,6 +213,7 @@ def judge(run: Run, found: Found, composed: Composed, speaker: Speaker) -> Verdi
     v.typed = typed(found, composed, items)
     v.news = q.kind == "recommend" or q.kind == "yesno" or tells_news(found, items)
     v.timely = timely(found, items)
+    v.own = in_own_words(found, items, said)
     if q.kind in SINGLE and items:
         v.about, v.answers = confirm(run, found, items[0], speaker(items[0]))
     elif q.kind == "list":
@@ -206,6 +224,8 @@ def judge(run: Run, found: Found, composed: Composed, speaker: Speaker) -> Verdi
         v.failed.append("echo")
     if not v.timely:
         v.failed.append("time")
+    if not v.own:
+        v.failed.append("own")
     if v.about is False:
         v.failed.append("about")
     if v.answers is False:

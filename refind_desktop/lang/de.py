@@ -236,6 +236,7 @@ PHRASES = {
     "why_compute": "Ich konnte die Antwort aus dem Gelesenen nicht ausrechnen.",
     "why_whole": "Ich habe im Gelesenen {n} gezählt, kann aber nicht sagen, dass das alle sind und jedes dazuzählt.",
     "why_time": "Was ich gelesen habe, ist aus einer anderen Zeit als der, nach der die Frage fragt.",
+    "why_own": "Das sagt nur eine Antwort des Assistenten, nie deine eigenen Worte in diesem Chat.",
     "why_pair": "Das Gelesene erzählt nicht von beiden Ereignissen, die die Frage nennt.",
     "why_unnamed": "Ich konnte nicht erkennen, zwischen welchen zwei Ereignissen die Frage misst.",
     "why_one": "Ich habe im Gelesenen nur einen Betrag gefunden, die Frage zählt aber mehrere zusammen, und ich kann nicht sagen, dass er alles ist.",

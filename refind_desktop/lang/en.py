@@ -184,6 +184,7 @@ PHRASES = {
     "why_compute": "I could not work the answer out from what I read.",
     "why_whole": "I counted {n} in what I read, but I cannot tell that this is all of them, nor that each one counts.",
     "why_time": "what I read is from another time than the one the question names.",
+    "why_own": "only an assistant's reply says it, never your own words in that chat.",
     "why_pair": "what I read does not tell of both events the question names.",
     "why_unnamed": "I could not tell which two events the question measures between.",
     "why_one": "I found one amount in what I read, but the question adds several up, and I cannot tell that it is all of them.",

@@ -12,7 +12,7 @@ from ..index.catalog import Catalog
 from ..index.schema import TS_MAX, TS_MIN
 from ..index.store import TurnIndex, clean_query
 from ..lang import detect_many
-from ..types import Block
+from ..types import Block, TurnView
 from .hosts import Machines
 from .querywords import about_person, content_words
 
@@ -442,6 +442,16 @@ class SearchEngine:
             )
         return blocks
 
+    def turns_of(self, session_id: str) -> tuple[TurnView, ...]:
+        """Every turn of one session that is visible (in turn order); () for a session the catalog does
+        not know."""
+        rec = self.catalog.get_session(session_id)
+        if rec is None or rec.n_turns == 0:
+            return ()
+        return tuple(
+            v for v in self.index.session_turns(rec.ord, 0, rec.n_turns - 1) if self.visible(v.timestamp)
+        )
+
     def rarest(self, words: list[str], n: int) -> list[str]:
         """The `n` words of `words` that the fewest turns hold (`TurnIndex.doc_freq`; a word no turn
         holds, such as a typo, is left out), in their order."""
@@ -469,6 +479,10 @@ class SearchSession:
     def rarest(self, words: list[str], n: int) -> list[str]:
         """`SearchEngine.rarest`."""
         return self.engine.rarest(words, n)
+
+    def turns_of(self, session_id: str) -> tuple[TurnView, ...]:
+        """`SearchEngine.turns_of`."""
+        return self.engine.turns_of(session_id)
 
     @property
     def large(self) -> bool:

@@ -325,3 +325,23 @@ def test_an_answer_from_before_the_time_the_question_names_is_unsure():
     new = [session("s:may", day(5, 25), "I cooked a mushroom risotto for the first time.", title="risotto")]
     result, _ = ask_once(new, "What did I cook last Saturday?", NOW, **asked)
     assert result.outcome == "answer" and result.citations == [("s:may", 0)]
+
+
+def test_a_fact_about_yourself_that_only_an_assistants_reply_states_is_unsure():
+    def chat(*pairs: tuple[str, str]) -> list[Session]:
+        turns = [
+            Turn(i, f"User: {mine}\n\nAssistant: {reply}", "user+assistant", day(2, 3))
+            for i, (mine, reply) in enumerate(pairs)
+        ]
+        return [Session("s:laptop", "laptop", day(2, 3), ["user", "assistant"], turns)]
+
+    advice = ("I need a new laptop for travel, something light.", "The ThinkPad X1 Carbon is a great choice.")
+    asked = dict(relevance={"relevant": [1]}, read=reading_of("ThinkPad X1 Carbon"))
+    result, _ = ask_once(chat(advice), "Which laptop did I buy?", NOW, **asked)
+    assert result.outcome == "unsure" and result.verdicts["failed"] == ["own"]
+    assert "only an assistant's reply says it" in result.answer and "ThinkPad X1 Carbon" in result.answer
+    # the person saying it in that chat, in any turn, lets the reply's words answer it
+    bought = ("Thanks, I bought the ThinkPad X1 Carbon yesterday.", "Enjoy it!")
+    result, _ = ask_once(chat(advice, bought), "Which laptop did I buy?", NOW, **asked)
+    assert result.outcome == "answer" and "ThinkPad X1 Carbon" in result.answer
+    assert result.verdicts["own"] is True

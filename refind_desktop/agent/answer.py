@@ -230,10 +230,7 @@ def reading(
 def own_words_of(run: Run, session_id: str) -> list[str]:
     """The person's own words in each turn of one chat (all of a messenger message; the user's part of an
     assistant chat)."""
-    return [
-        person_words(v.text, v.speaker) if v.speaker in ASSISTANT_STYLE else v.text
-        for v in run.session.turns_of(session_id)
-    ]
+    return [person_words(v.text, v.speaker) for v in run.session.turns_of(session_id)]
 
 
 def line_of(done: list[Passage], ref: tuple[str, int]) -> Line | None:

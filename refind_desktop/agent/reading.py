@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
-from ..index.said import ASSISTANT_STYLE, person_words
+from ..index.said import person_words
 from ..index.schema import stems
 from ..lang import CURRENCIES, PACKS, WORD, tokens
 from . import prompts
@@ -226,8 +226,7 @@ def check(q: Question, passage: Passage, data: dict, tz, order: int) -> list[Ite
         unit = ""
         # a number counts when the person wrote it (an assistant's reply listing "10 restaurants" is
         # not the person's count or spending); a messenger message is all its author's own words
-        speaker = line.view.speaker
-        own = person_words(full, speaker) if speaker in ASSISTANT_STYLE else full
+        own = person_words(full, line.view.speaker)
         if value is not None:
             value = float(value)
             if not stated(value, own):

@@ -25,5 +25,6 @@ def own_words(text: str, speaker: str) -> str:
 
 
 def person_words(text: str, speaker: str) -> str:
-    """`own_words`, or the whole text of a bare user message (a turn with no role labels in it)."""
+    """`own_words`, or the whole text of a bare user message (a turn with no role labels in it): all of a
+    messenger message, the user's part of an assistant chat's turn, nothing of an assistant's."""
     return own_words(text, speaker) or (text if speaker == "user" else "")

@@ -1,10 +1,11 @@
 """What an answer must pass before it is stated as one: it is the type of thing the question asks for, it
-says something the question does not, a single fact is of the time the question names (and, for a question
-about the person, in the person's own words in that chat), and one short reading of the turn it cites says that turn tells of the thing asked about and answers it (for a single
-fact; each thing of a list is read so too, and the ones it rejects are left out). Each check is general
-(no benchmark in it); a failed one makes the outcome "unsure", with the passages shown verbatim instead
-of a claimed answer. (Reading each turn of a computed answer so was measured on the check halves: it
-changed no outcome and cost a call per turn, so a computed answer rests on the program's arithmetic.)"""
+says something the question does not, a single fact is of the time the question names (and, for a
+question about the person, in the person's own words in that chat), and one short reading of the turn it
+cites says that turn tells of the thing asked about and answers it (for a single fact; each thing of a
+list is read so too, and the ones it rejects are left out). Each check is general (no benchmark in it);
+a failed one makes the outcome "unsure", with the passages shown verbatim instead of a claimed answer.
+(Reading each turn of a computed answer so was measured on the check halves: it changed no outcome and
+cost a call per turn, so a computed answer rests on the program's arithmetic.)"""
 
 from __future__ import annotations
 
@@ -101,7 +102,7 @@ def timely(found: Found, items: list[Item]) -> bool:
 
 
 def in_own_words(found: Found, items: list[Item], said: Callable[[str], list[str]]) -> bool:
-    """For a single fact of a question about the person ("Where do I take yoga classes?"): the answer's
+    """For a single fact of a question about the person ("Which laptop did I buy?"): the answer's
     words are the person's own, in the turn it cites or elsewhere in that chat (`said`: the person's own
     words in each turn of a chat). Words only an assistant's reply holds tell what the reply proposed,
     not what the person does. True for any other question."""

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta, tzinfo
 
 from ..lang import Pack
-from ..search.timewords import month_range
+from ..search.timewords import month_range, year_range
 
 _lock = threading.Lock()
 
@@ -26,7 +26,7 @@ class Day:
         """The first and last day it can mean ("in March" is any day of March)."""
         d = self.day
         if self.period == "year":
-            return d.replace(month=1, day=1), d.replace(month=12, day=31)
+            return year_range(d.year)
         if self.period == "month":
             return month_range(d.year, d.month)
         if self.period == "week":

@@ -45,6 +45,11 @@ def _count(text: str | None, pack: Pack) -> int:
     return pack.number(text) or 1
 
 
+def year_range(year: int) -> Range:
+    """The first and last day of a year."""
+    return date(year, 1, 1), date(year, 12, 31)
+
+
 def month_range(year: int, month: int) -> Range:
     """The first and last day of a month."""
     return date(year, month, 1), date(year, month, calendar.monthrange(year, month)[1])
@@ -85,7 +90,7 @@ def _rule(kind: str, m: re.Match[str], today: date, pack: Pack) -> Range | None:
             return _week(today - timedelta(days=7 * n))
         if unit == "month":
             return month_range(*_shift_month(today.year, today.month, n))
-        return date(today.year - n, 1, 1), date(today.year - n, 12, 31)
+        return year_range(today.year - n)
     if kind == "rolling":
         n = _count(g.get("n"), pack)
         if unit == "day":
@@ -107,7 +112,7 @@ def _rule(kind: str, m: re.Match[str], today: date, pack: Pack) -> Range | None:
             return monday - timedelta(days=7), monday - timedelta(days=1)
         if unit == "month":
             return month_range(*_shift_month(today.year, today.month, 1))
-        return date(today.year - 1, 1, 1), date(today.year - 1, 12, 31)
+        return year_range(today.year - 1)
     if kind == "this_unit":
         if unit == "week":
             return today - timedelta(days=today.weekday()), today
@@ -139,7 +144,7 @@ def _rule(kind: str, m: re.Match[str], today: date, pack: Pack) -> Range | None:
         return month_range(int(g["year"]), pack.months[g["month"].rstrip(".")])
     if kind == "year":
         year = int(g["year"])
-        lo, hi = date(year, 1, 1), date(year, 12, 31)
+        lo, hi = year_range(year)
         return (lo, today) if g.get("lead") in _SINCE else (lo, hi)
     return None
 

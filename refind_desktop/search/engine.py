@@ -8,7 +8,7 @@ from datetime import date, datetime, time, timedelta, timezone, tzinfo
 import numpy as np
 import tantivy
 
-from ..index.catalog import Catalog
+from ..index.catalog import Catalog, SessionRecord
 from ..index.schema import TS_MAX, TS_MIN
 from ..index.store import TurnIndex, clean_query
 from ..lang import detect_many
@@ -422,8 +422,7 @@ class SearchEngine:
             rec = self.catalog.get_session(sid)
             if rec is None:
                 continue
-            lo, hi = max(0, turn - window), min(rec.n_turns - 1, turn + window)
-            views = tuple(v for v in self.index.session_turns(rec.ord, lo, hi) if self.visible(v.timestamp))
+            views = self._visible_turns(rec, max(0, turn - window), turn + window)
             if not views:
                 continue
             blocks.append(
@@ -446,11 +445,14 @@ class SearchEngine:
         """Every turn of one session that is visible (in turn order); () for a session the catalog does
         not know."""
         rec = self.catalog.get_session(session_id)
-        if rec is None or rec.n_turns == 0:
+        return () if rec is None else self._visible_turns(rec, 0, rec.n_turns - 1)
+
+    def _visible_turns(self, rec: SessionRecord, lo: int, hi: int) -> tuple[TurnView, ...]:
+        """The visible turns lo..hi of a catalog session (`hi` cut at its last turn)."""
+        hi = min(rec.n_turns - 1, hi)
+        if hi < lo:
             return ()
-        return tuple(
-            v for v in self.index.session_turns(rec.ord, 0, rec.n_turns - 1) if self.visible(v.timestamp)
-        )
+        return tuple(v for v in self.index.session_turns(rec.ord, lo, hi) if self.visible(v.timestamp))
 
     def rarest(self, words: list[str], n: int) -> list[str]:
         """The `n` words of `words` that the fewest turns hold (`TurnIndex.doc_freq`; a word no turn

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from ..index.said import ASSISTANT_STYLE, person_words
+from ..index.said import ASSISTANT_STYLE
 from ..index.schema import stems
 from ..lang import tokens
 from . import checks, earn
@@ -227,12 +227,6 @@ def reading(
     return items
 
 
-def own_words_of(run: Run, session_id: str) -> list[str]:
-    """The person's own words in each turn of one chat (all of a messenger message; the user's part of an
-    assistant chat)."""
-    return [person_words(v.text, v.speaker) for v in run.session.turns_of(session_id)]
-
-
 def line_of(done: list[Passage], ref: tuple[str, int]) -> Line | None:
     """The passage line of a turn that was read."""
     return next((ln for p in done if (ln := p.line(ref)) is not None), None)
@@ -293,7 +287,7 @@ def answer(run: Run) -> Answer:
         run.emit(AnswerEvent(composed.text, composed.citations))
         return Answer(composed.text, composed.citations, draft=composed.text)
     speaker = lambda it: ln.view.speaker if (ln := line_of(done, it.ref)) is not None else ""  # noqa: E731
-    verdicts = earn.judge(run, found, composed, speaker, lambda sid: own_words_of(run, sid))
+    verdicts = earn.judge(run, found, composed, speaker)
     if composed.unsettled:  # what the program cannot settle fails as a check does
         verdicts.failed.append(composed.unsettled)
     if answerer.kind == "list" and not verdicts.failed:

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from ..index.said import person_words
 from ..lang import PACKS, tokens
 from . import prompts
 from .answerers import Composed, Found
@@ -101,16 +102,19 @@ def timely(found: Found, items: list[Item]) -> bool:
     return last >= span[0] and first <= span[1]
 
 
-def in_own_words(found: Found, items: list[Item], said: Callable[[str], list[str]]) -> bool:
+def in_own_words(run: Run, found: Found, items: list[Item]) -> bool:
     """For a single fact of a question about the person ("Which laptop did I buy?"): the answer's
-    words are the person's own, in the turn it cites or elsewhere in that chat (`said`: the person's own
-    words in each turn of a chat). Words only an assistant's reply holds tell what the reply proposed,
-    not what the person does. True for any other question."""
+    words are the person's own (`person_words`), in the turn it cites or in another turn of that chat,
+    read from the index. Words only an assistant's reply holds tell what the reply proposed, not what
+    the person does. True for any other question."""
     q = found.question
     if not q.personal or q.kind not in SINGLE or not items:
         return True
     item = items[0]
-    return item.personal or any(copied(item.words, own) for own in said(item.ref[0]))
+    if item.personal:
+        return True
+    chat = run.session.turns_of(item.ref[0])
+    return any(copied(item.words, person_words(v.text, v.speaker)) for v in chat)
 
 
 def tells_news(found: Found, items: list[Item]) -> bool:
@@ -201,9 +205,7 @@ def confirm(
 Speaker = Callable[[Item], str]
 
 
-def judge(
-    run: Run, found: Found, composed: Composed, speaker: Speaker, said: Callable[[str], list[str]]
-) -> Verdicts:
+def judge(run: Run, found: Found, composed: Composed, speaker: Speaker) -> Verdicts:
     """Every check on one composed answer (see the module docstring). A single fact's answer is confirmed
     by one short reading of its cited turn; a computed answer rests on the program's arithmetic. (A cited
     turn holding none of the question's rarer words, by the index's stems, was a check too: on the check
@@ -214,7 +216,7 @@ def judge(
     v.typed = typed(found, composed, items)
     v.news = q.kind == "recommend" or q.kind == "yesno" or tells_news(found, items)
     v.timely = timely(found, items)
-    v.own = in_own_words(found, items, said)
+    v.own = in_own_words(run, found, items)
     if q.kind in SINGLE and items:
         v.about, v.answers = confirm(run, found, items[0], speaker(items[0]))
     elif q.kind == "list":

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta, tzinfo
+from datetime import date, datetime, tzinfo
 
 from ..lang import Pack
-from ..search.timewords import month_range, year_range
+from ..search.timewords import month_range, week_range, year_range
 
 _lock = threading.Lock()
 
@@ -23,14 +23,15 @@ class Day:
     """day, week, month or year: "in March" names a month, "yesterday" a day."""
 
     def bounds(self) -> tuple[date, date]:
-        """The first and last day it can mean ("in March" is any day of March)."""
+        """The first and last day it can mean ("in March" is any day of March, "last week" any day of
+        that Monday-to-Sunday week)."""
         d = self.day
         if self.period == "year":
             return year_range(d.year)
         if self.period == "month":
             return month_range(d.year, d.month)
         if self.period == "week":
-            return d, d + timedelta(days=6)
+            return week_range(d)
         return d, d
 
 

@@ -60,7 +60,8 @@ def _shift_month(year: int, month: int, back: int) -> tuple[int, int]:
     return k // 12, k % 12 + 1
 
 
-def _week(day: date) -> Range:
+def week_range(day: date) -> Range:
+    """The Monday-to-Sunday week that holds `day`."""
     monday = day - timedelta(days=day.weekday())
     return monday, monday + timedelta(days=6)
 
@@ -87,7 +88,7 @@ def _rule(kind: str, m: re.Match[str], today: date, pack: Pack) -> Range | None:
             d = today - timedelta(days=n)
             return d, d
         if unit == "week":
-            return _week(today - timedelta(days=7 * n))
+            return week_range(today - timedelta(days=7 * n))
         if unit == "month":
             return month_range(*_shift_month(today.year, today.month, n))
         return year_range(today.year - n)

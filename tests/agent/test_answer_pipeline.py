@@ -83,6 +83,15 @@ def test_time_words_are_read_against_the_turns_own_time_in_the_users_zone():
     assert event_day("soon-ish", said, UTC, ("en",)) is None
 
 
+def test_last_week_is_the_monday_to_sunday_week_before_the_one_it_was_written_in():
+    wednesday = datetime(2024, 5, 22, 12, 0, tzinfo=UTC)
+    got = event_day("last week", wednesday, UTC, ("en",))
+    assert got.period == "week"
+    assert got.bounds() == (date(2024, 5, 13), date(2024, 5, 19))
+    # a day of a week is that day's Monday-to-Sunday week, whichever day of it dates it
+    assert Day(date(2024, 5, 19), "week").bounds() == (date(2024, 5, 13), date(2024, 5, 19))
+
+
 def test_a_day_without_its_year_is_the_one_nearest_to_when_it_was_written():
     monday = datetime(2024, 5, 20, 9, 0, tzinfo=UTC)
     # a delivery announced for later this week, a trip told of afterwards

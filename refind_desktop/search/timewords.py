@@ -105,18 +105,17 @@ def _rule(kind: str, m: re.Match[str], today: date, pack: Pack) -> Range | None:
             start = _safe_date(today.year - n, today.month, today.day)
         return start, today
     if kind == "last_weekend":
-        monday = today - timedelta(days=today.weekday())
-        return monday - timedelta(days=2), monday - timedelta(days=1)
+        sunday = week_range(today - timedelta(days=7))[1]
+        return sunday - timedelta(days=1), sunday
     if kind == "last_unit":
         if unit == "week":
-            monday = today - timedelta(days=today.weekday())
-            return monday - timedelta(days=7), monday - timedelta(days=1)
+            return week_range(today - timedelta(days=7))
         if unit == "month":
             return month_range(*_shift_month(today.year, today.month, 1))
         return year_range(today.year - 1)
     if kind == "this_unit":
         if unit == "week":
-            return today - timedelta(days=today.weekday()), today
+            return week_range(today)[0], today
         if unit == "month":
             return today.replace(day=1), today
         return date(today.year, 1, 1), today

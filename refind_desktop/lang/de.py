@@ -221,7 +221,7 @@ PHRASES = {
     "latest": "{item} (die neueste von {n} Erwähnungen).",
     "list": "{items}.",
     "day": "{d}. {month} {y}",
-    "week": "die Woche vom {day}",
+    "week": "die Woche ab Montag, {day}",
     "days": "Tage",
     "weeks": "Wochen",
     "months": "Monate",

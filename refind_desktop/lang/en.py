@@ -169,7 +169,7 @@ PHRASES = {
     "latest": "{item} (the newest of {n} mentions).",
     "list": "{items}.",
     "day": "{d} {month} {y}",
-    "week": "the week of {day}",
+    "week": "the week of Monday {day}",
     "days": "days",
     "weeks": "weeks",
     "months": "months",

@@ -90,6 +90,9 @@ def test_last_week_is_the_monday_to_sunday_week_before_the_one_it_was_written_in
     assert got.bounds() == (date(2024, 5, 13), date(2024, 5, 19))
     # a day of a week is that day's Monday-to-Sunday week, whichever day of it dates it
     assert Day(date(2024, 5, 19), "week").bounds() == (date(2024, 5, 13), date(2024, 5, 19))
+    # and an answer names that week by its Monday, whichever day of it dates it
+    assert written_day(got, pack_for("en")) == "the week of Monday 13 May 2024"
+    assert written_day(Day(date(2024, 5, 19), "week"), pack_for("de")) == "die Woche ab Montag, 13. Mai 2024"
 
 
 def test_a_day_without_its_year_is_the_one_nearest_to_when_it_was_written():

@@ -133,7 +133,7 @@ def written_day(day: Day | date, pack: Pack) -> str:
         return str(d.year)
     if period == "month":
         return f"{pack.month_name(d.month)} {d.year}"
-    if period == "week":  # a week is named by its Monday, as `Day.bounds` reads it
-        d = week_range(d)[0]
+    if period == "week" and isinstance(day, Day):  # a week is named by its first day, its Monday
+        d = day.bounds()[0]
     written = pack.say("day", d=d.day, month=pack.month_name(d.month), y=d.year)
     return pack.say("week", day=written) if period == "week" else written

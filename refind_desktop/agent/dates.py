@@ -127,13 +127,11 @@ def distance(a: date, b: date, unit: str) -> int:
 def written_day(day: Day | date, pack: Pack) -> str:
     """ "7 May 2023" / "7. Mai 2023" (or "May 2023", "2023" for a month or a year, "the week of Monday
     1 May 2023" for a week) in the pack's language."""
-    d = day.day if isinstance(day, Day) else day
+    d = day.bounds()[0] if isinstance(day, Day) else day  # a week is named by its first day, its Monday
     period = day.period if isinstance(day, Day) else "day"
     if period == "year":
         return str(d.year)
     if period == "month":
         return f"{pack.month_name(d.month)} {d.year}"
-    if period == "week" and isinstance(day, Day):  # a week is named by its first day, its Monday
-        d = day.bounds()[0]
     written = pack.say("day", d=d.day, month=pack.month_name(d.month), y=d.year)
     return pack.say("week", day=written) if period == "week" else written

@@ -161,6 +161,14 @@ _SPAN_UNITS = r"(tage|wochen|monate|jahre)"
 _ADDS = r"insgesamt|zusammen|gesamt"
 """The words that ask to add several amounts up: a "wie viel" question cue, and (with "bisher") the pack's
 `adds`."""
+_RECALLS = (
+    r"gab|gegeben|empfohlen|vorgeschlagen|erwähnt|erzählt|gesagt|genannt|erinner\w*|weißt du noch|"
+    r"letzte[sn]? mal|vorhin|früher|damals|besprochen|geredet"
+)
+"""Words of a question that recalls a suggestion made before (the perfect's participle, a memory verb, an
+earlier conversation), not one that asks for a new one: "Welche Tipps hast du mir gegeben?" asks for the
+tips said then."""
+
 KIND_CUES = cues(
     (
         "span",
@@ -186,7 +194,11 @@ KIND_CUES = cues(
         r"\b(aktuell|derzeit|zurzeit|jetzt|momentan|noch|inzwischen|mittlerweile|neueste[nrs]?|"
         r"gerade|normalerweise|meistens)\b",
     ),
-    ("recommend", r"\b(empfiehl\w*|empfehl\w*|vorschl\w*|schlag\w* vor|tipps?|ideen?|was soll(te)? ich)\b"),
+    (
+        "recommend",
+        rf"^(?!.*\b({_RECALLS})\b).*"
+        r"\b(empfiehl\w*|empfehl\w*|vorschl\w*|schlag\w* vor|tipps?|ideen?|was soll(te)? ich)\b",
+    ),
     ("list", r"^\s*(was|welche[srnm]?|wo|wohin|wer|wen|wem)\b.*\b(alles|alle)\b"),
     (
         "lookup",

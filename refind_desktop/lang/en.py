@@ -92,6 +92,13 @@ TIME_RULES = cues(
 _SPAN_UNITS = r"(days?|weeks?|months?|years?|time)"
 _ADDS = r"total|altogether|combined|in all|so far|overall"
 """The words that ask to add several amounts up: a "how much" question cue, and the pack's `adds`."""
+_RECALLS = (
+    r"did|gave|told|suggested|recommended|mentioned|shared|remind|remember|recall|last time|you said|"
+    r"previous|previously|earlier|looking back|we (talked|discussed|chatted)"
+)
+"""Words of a question that recalls a suggestion made before (a past tense, a memory verb, an earlier
+conversation), not one that asks for a new one: "What tips did you give me?" asks for the tips said then."""
+
 KIND_CUES = cues(
     (
         "span",
@@ -126,6 +133,7 @@ KIND_CUES = cues(
     ),
     (
         "recommend",
+        rf"^(?!.*\b({_RECALLS})\b).*"
         r"\b(recommend|recommendations?|suggest|suggestions?|tips?|ideas?|advice|any good|what should i|"
         r"should i try)\b",
     ),
@@ -140,7 +148,7 @@ KIND_CUES = cues(
 """Question cues, first match wins: a span between events or to now, an order, a difference, a total
 (a sum: "in total", "the total cost of"), a count (also one that may have changed, "how many do I have
 now": its answerer takes the newest count written), a date, a present state, a request for a suggestion
-(not "which one did you recommend": that recalls a thing said), a request to list things, a request to tell or recall a thing ("can you remind me what …" asks for the thing, not for yes or no), a yes/no question."""
+(not one that recalls a suggestion made before, `_RECALLS`: "which book did you recommend", "the tips you gave me" ask for a thing said), a request to list things, a request to tell or recall a thing ("can you remind me what …" asks for the thing, not for yes or no), a yes/no question."""
 
 ANSWER_TYPES = cues(
     ("number", r"\bhow (many|much|long|old|far|often|tall|big|heavy|fast)\b|\b(the )?(number|amount) of\b"),

@@ -102,6 +102,28 @@ def test_question_kinds_come_from_the_questions_language_pack(question, kind):
     assert understand(question, NOW, UTC).kind == kind
 
 
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("Any ideas for a rainy Sunday with the kids?", True),
+        ("I was thinking of baking bread this weekend. Any tips?", True),
+        ("What should I cook for my parents on Friday?", True),
+        ("Kannst du mir ein Buch für den Urlaub empfehlen?", True),
+        ("Hast du Tipps für den Umzug?", True),
+        ("Which podcast did you recommend for my commute?", False),
+        ("What were the tips you gave me for my sourdough starter?", False),
+        ("Which restaurant did Jonas suggest for our anniversary?", False),
+        ("Can you remind me of the stretching tips from our previous chat?", False),
+        ("Welches Buch hast du mir für den Urlaub empfohlen?", False),
+        ("Welche Tipps hat Lena mir letztes Mal für den Umzug gegeben?", False),
+    ],
+)
+def test_a_request_for_a_suggestion_is_one_and_a_question_that_recalls_one_is_not(question, asks):
+    # a suggestion is written fresh and claims no fact; a suggestion made before is a thing said, so its
+    # answer is read from the chats and checked like any other
+    assert (understand(question, NOW, UTC).kind == "recommend") is asks
+
+
 def test_a_question_knows_its_language_unit_and_whether_it_runs_to_now():
     q = understand("Vor wie vielen Wochen war ich beim Zahnarzt?", NOW, UTC)
     assert (q.lang, q.unit, q.since_now, q.between) == ("de", "weeks", True, False)

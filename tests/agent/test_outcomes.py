@@ -345,3 +345,31 @@ def test_a_fact_about_yourself_that_only_an_assistants_reply_states_is_unsure():
     result, _ = ask_once(chat(advice, bought), "Which laptop did I buy?", NOW, **asked)
     assert result.outcome == "answer" and "ThinkPad X1 Carbon" in result.answer
     assert result.verdicts["own"] is True
+
+
+def test_a_suggestion_made_before_is_a_fact_read_from_the_chats_and_checked():
+    chats = [
+        session(
+            "s:books",
+            day(5, 2),
+            "I need a novel for the long flight to Lima.",
+            "Try 'The Shadow of the Wind' by Carlos Ruiz Zafon: a page-turner set in Barcelona.",
+            title="flight reading",
+        )
+    ]
+    asked = dict(
+        relevance={"relevant": [1]}, read=reading_of("The Shadow of the Wind"), answer="Read a thriller!"
+    )
+    # the confirming reading says the turn does not answer it: a recalled suggestion is checked like any
+    # fact (a request for a new one is never refused, so it would have been answered anyway)
+    result, _ = ask_once(
+        chats,
+        "Which book did you recommend for my flight?",
+        NOW,
+        confirm={"about": True, "answers": False},
+        **asked,
+    )
+    assert result.outcome == "unsure" and "answers" in result.verdicts["failed"]
+    result, _ = ask_once(chats, "Which book did you recommend for my flight?", NOW, **asked)
+    assert result.outcome == "answer" and "The Shadow of the Wind" in result.answer
+    assert result.citations == [("s:books", 1)] and "thriller" not in result.answer

@@ -163,11 +163,11 @@ _ADDS = r"insgesamt|zusammen|gesamt"
 `adds`."""
 _RECALLS = (
     r"gab|gegeben|empfohlen|vorgeschlagen|erwähnt|erzählt|gesagt|genannt|erinner\w*|weißt du noch|"
-    r"letzte[sn]? mal|vorhin|früher|damals|besprochen|geredet"
+    r"letzte[sn]? mal|vorhin|damals|besprochen|geredet"
 )
 """Words of a question that recalls a suggestion made before (the perfect's participle, a memory verb, an
 earlier conversation), not one that asks for a new one: "Welche Tipps hast du mir gegeben?" asks for the
-tips said then."""
+tips said then. Not "früher": "Tipps, um früher aufzustehen?" asks for new ones."""
 
 KIND_CUES = cues(
     (

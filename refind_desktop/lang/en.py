@@ -94,10 +94,11 @@ _ADDS = r"total|altogether|combined|in all|so far|overall"
 """The words that ask to add several amounts up: a "how much" question cue, and the pack's `adds`."""
 _RECALLS = (
     r"did|gave|told|suggested|recommended|mentioned|shared|remind|remember|recall|last time|you said|"
-    r"previous|previously|earlier|looking back|we (talked|discussed|chatted)"
+    r"previous|previously|looking back|we (talked|discussed|chatted)"
 )
 """Words of a question that recalls a suggestion made before (a past tense, a memory verb, an earlier
-conversation), not one that asks for a new one: "What tips did you give me?" asks for the tips said then."""
+conversation), not one that asks for a new one: "What tips did you give me?" asks for the tips said then.
+Not "earlier": "Any tips for getting up earlier?" asks for new ones."""
 
 KIND_CUES = cues(
     (

@@ -110,6 +110,8 @@ def test_question_kinds_come_from_the_questions_language_pack(question, kind):
         ("What should I cook for my parents on Friday?", True),
         ("Kannst du mir ein Buch für den Urlaub empfehlen?", True),
         ("Hast du Tipps für den Umzug?", True),
+        ("Any tips for getting up earlier on weekdays?", True),
+        ("Hast du Tipps, wie ich früher aufstehe?", True),
         ("Which podcast did you recommend for my commute?", False),
         ("What were the tips you gave me for my sourdough starter?", False),
         ("Which restaurant did Jonas suggest for our anniversary?", False),

@@ -45,6 +45,15 @@ class Usage:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class TokenChoice:
+    """One generated token and the likeliest tokens the model weighed in its place, each with its
+    log-probability (over the whole vocabulary, before any grammar narrowed it)."""
+
+    token: str
+    top: dict[str, float]
+
+
 @dataclass(slots=True)
 class Completion:
     """Result of one model call. `data` is the parsed JSON when a schema was given."""
@@ -52,6 +61,9 @@ class Completion:
     text: str
     usage: Usage = field(default_factory=Usage)
     data: Any = None
+    tokens: list[TokenChoice] = field(default_factory=list)
+    """Each generated token with its alternatives, when the call asked for them (the embedded back end's
+    `logprobs`, for benchmarks that weigh a reply); else empty."""
 
 
 @runtime_checkable

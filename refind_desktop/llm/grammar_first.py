@@ -7,6 +7,10 @@ with the 1.5B model: 17.9 against 27 tokens/s). llama.cpp's common sampler check
 first and resamples under the grammar only when it is rejected; for greedy decoding that picks the
 same token every time (the best allowed token is the best token whenever the best token is allowed),
 so the output is unchanged.
+
+The same chain can record, at each step, the likeliest tokens and their log-probabilities over the whole
+vocabulary (`record`): llama-cpp-python gives log-probabilities only with `logits_all`, which keeps a
+row of logits for every prompt token (n_ctx × 151,936 floats).
 """
 
 from __future__ import annotations
@@ -26,6 +30,10 @@ class GrammarFirst:
         self.lib = llama_cpp
         self.fast = 0
         self.full = 0
+        self.record: int = 0
+        """Alternatives to record at each step of the next generations (0: none)."""
+        self.steps: list[tuple[int, list[tuple[int, float]]]] = []
+        """Recorded steps: the chosen token and the likeliest tokens with their log-probabilities."""
         self._original = llm._init_sampler
         llm._init_sampler = self._init_sampler
 
@@ -59,6 +67,8 @@ class GrammarFirst:
             buf = (lib.llama_token_data * n).from_address(ctypes.addressof(arr.data.contents))
             view = np.frombuffer(buf, dtype=token_data, count=n)
             best = int(np.argmax(view["logit"]))
+            if self.record:
+                self.steps.append((-1, likeliest(view["logit"], view["id"], self.record)))
             token, logit = int(view["id"][best]), float(view["logit"][best])
             one[0].id, one[0].logit, one[0].p = token, logit, 0.0
             probe.size, probe.selected, probe.sorted = 1, -1, False
@@ -74,4 +84,24 @@ class GrammarFirst:
         sampler.add_grammar(llm._model, grammar)
         grammar_at["sampler"] = lib.llama_sampler_chain_get(sampler.sampler, 2)
         sampler.add_greedy()
+        if self.record:
+
+            def note_choice(cur_p: Any) -> None:
+                arr = cur_p.contents
+                if self.steps and self.steps[-1][0] == -1 and arr.selected >= 0:
+                    chosen = int(arr.data[arr.selected].id)
+                    self.steps[-1] = (chosen, self.steps[-1][1])
+
+            sampler.add_custom(note_choice)
         return sampler
+
+
+def likeliest(logits: Any, ids: Any, k: int) -> list[tuple[int, float]]:
+    """The `k` likeliest token ids with their log-probabilities under a softmax over `logits`."""
+    import numpy as np
+
+    top = np.argpartition(logits, -k)[-k:]
+    peak = float(logits.max())
+    norm = peak + math.log(float(np.exp(logits - peak).sum()))
+    ranked = sorted(top, key=lambda i: -float(logits[i]))
+    return [(int(ids[i]), float(logits[i]) - norm) for i in ranked]

@@ -29,7 +29,7 @@ from ..errors import (
     MissingDependencyError,
     NotFoundError,
 )
-from .base import ChatMessage, Completion, Usage
+from .base import ChatMessage, Completion, TokenChoice, Usage
 from .schema import parse_json_output
 
 
@@ -223,20 +223,32 @@ class LlamaBackend:
         schema: dict | None = None,
         max_tokens: int = 512,
         temperature: float = 0.0,
+        logprobs: int = 0,
     ) -> Completion:
-        """One chat call; with `schema` the output is grammar-constrained JSON parsed into `data`."""
+        """One chat call; with `schema` the output is grammar-constrained JSON parsed into `data`.
+        `logprobs` is told for greedy schema calls (the grammar-first sampler records them)."""
         extra: dict = {}
         if schema is not None:
             extra["response_format"] = {"type": "json_object", "schema": schema}
+        tokens: list[TokenChoice] = []
         with self._call(messages) as (llm, state):
-            response = llm.create_chat_completion(
-                messages=[{"role": m.role, "content": m.content} for m in messages],
-                max_tokens=max_tokens,
-                temperature=temperature,
-                **extra,
-            )
+            sampling = self.sampling
+            if sampling is not None:
+                sampling.record, sampling.steps = logprobs, []
+            try:
+                response = llm.create_chat_completion(
+                    messages=[{"role": m.role, "content": m.content} for m in messages],
+                    max_tokens=max_tokens,
+                    temperature=temperature,
+                    **extra,
+                )
+            finally:
+                if sampling is not None:
+                    steps, sampling.record, sampling.steps = sampling.steps, 0, []
             reported = response["usage"]
             usage = self._usage(state, reported["prompt_tokens"], reported["completion_tokens"])
+            if sampling is not None and logprobs:
+                tokens = [self._choice(llm, chosen, top) for chosen, top in steps if chosen >= 0]
         choice = response["choices"][0]
         text = choice["message"].get("content") or ""
         data = None
@@ -247,7 +259,14 @@ class LlamaBackend:
                 f"local model {self.model_path.name}",
                 truncated=choice.get("finish_reason") == "length",
             )
-        return Completion(text=text, usage=usage, data=data)
+        return Completion(text=text, usage=usage, data=data, tokens=tokens)
+
+    @staticmethod
+    def _choice(llm: Any, chosen: int, top: list[tuple[int, float]]) -> TokenChoice:
+        def piece(token: int) -> str:
+            return llm.detokenize([token]).decode("utf-8", errors="replace")
+
+        return TokenChoice(piece(chosen), {piece(t): lp for t, lp in top})
 
     def stream(
         self, messages: list[ChatMessage], *, max_tokens: int = 512, temperature: float = 0.0

@@ -3,6 +3,7 @@ streaming, and no network use. Short prompts and small max_tokens keep it to sec
 
 from __future__ import annotations
 
+import math
 import socket
 from pathlib import Path
 
@@ -101,6 +102,31 @@ def test_grammar_first_sampling_gives_the_same_json_as_constraining_every_token(
     streamed = "".join(p for p in backend.stream(ask, max_tokens=20) if isinstance(p, str))
     assert backend.sampling.fast - fast + backend.sampling.full - full == sampled
     assert streamed  # free text keeps llama-cpp-python's own sampler
+
+
+def test_logprobs_tell_each_generated_token_and_leave_the_reply_as_it_was(backend: LlamaBackend):
+    yes_no = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["yes"],
+        "properties": {"yes": {"type": "boolean"}},
+    }
+    ask = [
+        SYSTEM,
+        ChatMessage("user", "I walked my dog Rex in the park. Is my dog called Rex? Reply as JSON."),
+    ]
+    plain = backend.complete(ask, schema=yes_no, max_tokens=12)
+    weighed = backend.complete(ask, schema=yes_no, max_tokens=12, logprobs=4)
+    assert plain.tokens == [] and weighed.text == plain.text and weighed.data == plain.data
+    assert "".join(t.token for t in weighed.tokens) == weighed.text  # the end-of-text token writes ""
+    for t in weighed.tokens:
+        assert 1 <= len(t.top) <= 4 and all(lp <= 0 for lp in t.top.values())
+        assert list(t.top.values()) == sorted(t.top.values(), reverse=True)
+    value = next(t for t in weighed.tokens if t.token.strip() in ("true", "false"))
+    other = " false" if value.token.strip() == "true" else " true"
+    assert value.token in value.top and other in value.top  # the model weighed both answers
+    assert 0 < sum(math.exp(lp) for lp in value.top.values()) <= 1 + 1e-6
+    assert backend.complete(ask, schema=yes_no, max_tokens=12).tokens == []  # only when asked
 
 
 def test_appending_a_message_reprocesses_only_the_tail(backend: LlamaBackend):

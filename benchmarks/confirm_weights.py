@@ -45,10 +45,6 @@ def yes_weight(tokens: list, name: str) -> float | None:
     return None
 
 
-CALIBRATE = False
-"""Also read each prompt with the turn's text taken away (contextual calibration)."""
-
-
 def read_items(rec: dict) -> list[tuple[str, int, str]]:
     """(session, turn, words) of every item read, in reading order."""
     out = []
@@ -100,13 +96,15 @@ def cited_in_export(svc, rec: dict) -> tuple[str, int, str] | None:
     return best
 
 
-def replay(backend, svc, rec: dict, now, item: tuple[str, int, str]) -> dict | None:
-    """One confirming reading of `item`, as the answer stage asks it, with its weights."""
+def replay(backend, svc, rec: dict, now, item: tuple[str, int, str], calibrate: bool = False) -> dict | None:
+    """One confirming reading of `item`, as the answer stage asks it, with its weights; with `calibrate`,
+    also the same reading with the turn's text taken away ("N/A")."""
     from refind_desktop.agent import prompts
     from refind_desktop.agent.answerers.base import Found
     from refind_desktop.agent.earn import CONFIRM_SCHEMA, confirm_prompt
     from refind_desktop.agent.question import understand
     from refind_desktop.agent.reading import Item
+    from refind_desktop.agent.render import neutralise
     from refind_desktop.llm.base import ChatMessage
 
     session, turn, words = item
@@ -116,8 +114,6 @@ def replay(backend, svc, rec: dict, now, item: tuple[str, int, str]) -> dict | N
     q = understand(rec["question"], now, UTC, svc.engine.language())
     it = Item((session, turn), words, None, "", None, None, 0, text=view.text)
     found = Found(q, [it], 0, now, UTC, None)
-    from refind_desktop.agent.render import neutralise
-
     real = confirm_prompt(found, it, view.speaker)
     shown_turn = prompts.turn_text(view.speaker, neutralise(it.text, 900))
     blank = real.replace(shown_turn, prompts.turn_text(view.speaker, "N/A"), 1)
@@ -134,7 +130,7 @@ def replay(backend, svc, rec: dict, now, item: tuple[str, int, str]) -> dict | N
         "p_about": yes_weight(comp.tokens, "about"),
         "p_answers": yes_weight(comp.tokens, "answers"),
     }
-    if CALIBRATE and blank != real:  # the same reading with the turn's text taken away ("N/A")
+    if calibrate and blank != real:
         null = weigh(blank)
         got["p_about_blank"] = yes_weight(null.tokens, "about")
         got["p_answers_blank"] = yes_weight(null.tokens, "answers")
@@ -157,7 +153,7 @@ def row(rec: dict, got: dict | None) -> dict:
     }
 
 
-def lme_rows(backend, records: list[dict], data: Path) -> list[dict]:
+def lme_rows(backend, records: list[dict], data: Path, calibrate: bool = False) -> list[dict]:
     """Replays over LongMemEval records (one fresh index per question, as `eval qa` builds it)."""
     from refind_desktop.cli.evalcmd import services_factory
     from refind_desktop.eval.datasets import load_units
@@ -175,11 +171,13 @@ def lme_rows(backend, records: list[dict], data: Path) -> list[dict]:
                 rows.append(row(rec, None))
                 continue
             with unit_services(unit, "longmemeval", services_factory()) as svc:
-                rows.append(row(rec, replay(backend, svc, rec, q.date, item)))
+                rows.append(row(rec, replay(backend, svc, rec, q.date, item, calibrate)))
     return rows
 
 
-def export_rows(backend, records: list[dict], folder: Path, home: Path) -> list[dict]:
+def export_rows(
+    backend, records: list[dict], folder: Path, home: Path, calibrate: bool = False
+) -> list[dict]:
     """Replays over an export set's records, on the index the run left in `home`."""
     from refind_desktop.cli.evalcmd import services_factory
     from refind_desktop.eval.exportqa import _aware
@@ -191,7 +189,8 @@ def export_rows(backend, records: list[dict], folder: Path, home: Path) -> list[
     try:
         for rec in records:
             item = cited_in_export(svc, rec)
-            rows.append(row(rec, replay(backend, svc, rec, nows[rec["qid"]], item) if item else None))
+            got = replay(backend, svc, rec, nows[rec["qid"]], item, calibrate) if item else None
+            rows.append(row(rec, got))
     finally:
         svc.close()
     return rows
@@ -229,8 +228,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rows", type=Path, help="write per-record rows (no question text) here")
     ap.add_argument("--calibrate", action="store_true", help="also read each turn's prompt without its text")
     args = ap.parse_args(argv)
-    global CALIBRATE
-    CALIBRATE = args.calibrate
 
     from refind_desktop.config import load_settings
     from refind_desktop.llm.factory import make_backend
@@ -239,9 +236,9 @@ def main(argv: list[str] | None = None) -> int:
     judged = [r for r in records if (r.get("verdicts") or {}).get("about") is not None]
     backend = make_backend(load_settings(), "llama")  # the embedded model: it tells log-probabilities
     if args.kind == "lme":
-        rows = lme_rows(backend, judged, args.data)
+        rows = lme_rows(backend, judged, args.data, args.calibrate)
     else:
-        rows = export_rows(backend, judged, args.data, args.home or args.records.parent)
+        rows = export_rows(backend, judged, args.data, args.home or args.records.parent, args.calibrate)
     if args.rows:
         args.rows.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     json.dump(summary(rows, args.cuts), sys.stdout, indent=1)

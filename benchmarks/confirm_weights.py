@@ -115,8 +115,6 @@ def replay(backend, svc, rec: dict, now, item: tuple[str, int, str], calibrate: 
     it = Item((session, turn), words, None, "", None, None, 0, text=view.text)
     found = Found(q, [it], 0, now, UTC, None)
     real = confirm_prompt(found, it, view.speaker)
-    shown_turn = prompts.turn_text(view.speaker, neutralise(it.text, 900))
-    blank = real.replace(shown_turn, prompts.turn_text(view.speaker, "N/A"), 1)
 
     def weigh(prompt: str):
         messages = [ChatMessage("system", prompts.SYSTEM), ChatMessage("user", prompt)]
@@ -130,10 +128,13 @@ def replay(backend, svc, rec: dict, now, item: tuple[str, int, str], calibrate: 
         "p_about": yes_weight(comp.tokens, "about"),
         "p_answers": yes_weight(comp.tokens, "answers"),
     }
-    if calibrate and blank != real:
-        null = weigh(blank)
-        got["p_about_blank"] = yes_weight(null.tokens, "about")
-        got["p_answers_blank"] = yes_weight(null.tokens, "answers")
+    if calibrate:  # the turn as confirm_prompt shows it (earn.judging cuts it at 900 characters)
+        shown_turn = prompts.turn_text(view.speaker, neutralise(it.text, 900))
+        blank = real.replace(shown_turn, prompts.turn_text(view.speaker, "N/A"), 1)
+        if blank != real:
+            null = weigh(blank)
+            got["p_about_blank"] = yes_weight(null.tokens, "about")
+            got["p_answers_blank"] = yes_weight(null.tokens, "answers")
     return got
 
 

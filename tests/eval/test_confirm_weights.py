@@ -74,7 +74,7 @@ def test_the_cited_item_is_the_first_item_read_from_the_first_cited_turn():
     assert tool.cited({"trajectory": []}) is None
 
 
-def test_the_summary_counts_answers_a_cut_off_would_make_unsure(capsys):
+def test_the_summary_counts_answers_a_cut_off_would_make_unsure():
     tool = _tool()
     rows = [
         {

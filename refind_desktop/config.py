@@ -59,9 +59,9 @@ class Settings:
     """Search rounds per question in ReFind mode (one-shot controller)."""
     controller: str = "auto"
     """ReFind controller: "small" (stepwise, for small local models: one relevance call per search),
-    "reader" (the same searches with no relevance call: the answer stage's reading judges), "oneshot"
-    (the paper's take_note controller, for strong models) or "auto" (by the model: the catalog's default,
-    else by size)."""
+    "reader" (the first searches with no relevance call and no follow-up: the answer stage's reading
+    judges), "oneshot" (the paper's take_note controller, for strong models) or "auto" (by the model: the
+    catalog's default, else by size)."""
     embed_model: str = ""
     """Sentence-transformers model for Raw-RAG/hybrid: a local folder or cached name (empty = the packaged
     all-MiniLM-L6-v2). Nothing is fetched from a model hub. Changing it needs `refind embed --rebuild`."""

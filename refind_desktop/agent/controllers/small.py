@@ -62,9 +62,11 @@ class SmallController:
     distinctive word. A follow-up runs when nothing relevant was found or the question aggregates, so
     this adds no model call."""
     judge_results: bool = True
-    """One relevance call per search (off: every result is kept unjudged, in the search's order, and the
-    answer stage's reading, which reads each passage anyway, decides; follow-up searches then run for
-    every question, with no model call)."""
+    """One relevance call per search (off: the first search, the second look and the time-word search
+    run, every result is kept unjudged, in the order the searches ran, and the answer stage's reading,
+    which reads each passage anyway, decides; a follow-up search runs only when those found nothing, its
+    top results then kept by `Run.finish`: reading every follow-up's results was measured, and gave no
+    more right answers)."""
     model_keywords: bool = False
     """Ask the model for follow-up keywords (off: a small model copies the question's words back; the
     follow-up then adds the words that recur in what was found relevant)."""
@@ -102,6 +104,9 @@ class SmallController:
         if window is not None and span == (None, None):
             found += self.look(run, words, window[0], window[1], first)
         while rounds < self.max_rounds:
+            if not self.judge_results and run.notes:  # a follow-up's results count when judged relevant
+                reason = "unjudged"
+                break
             if found and not run.asked.aggregates:
                 reason = "found"
                 break
@@ -135,7 +140,8 @@ class SmallController:
 
     @classmethod
     def reader(cls, **kw) -> SmallController:
-        """The same searches with no relevance call: the answer stage's reading judges the results."""
+        """The searches that need no judgement, with no relevance call: the answer stage's reading judges
+        the results."""
         return cls(name="reader", judge_results=False, **kw)
 
     def judge(self, run: Run, blocks: list[Block]) -> int:

@@ -18,10 +18,11 @@ reading that was measured in stop 41 and removed).
 
 from __future__ import annotations
 
-import json
 import statistics
 import sys
 from pathlib import Path
+
+from refind_desktop.eval.runner import last_records
 
 STAGE = {"about": "confirm", "answers": "confirm", "slot": "slot"}
 """The model stage behind a check (a check without one costs no call)."""
@@ -30,13 +31,7 @@ STAGE = {"about": "confirm", "answers": "confirm", "slot": "slot"}
 def load(path: Path) -> list[dict]:
     """The last record of each question (a harness appends; the last one wins), preference questions left
     out (their gold is a description, not an answer)."""
-    out: dict[str, dict] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            rec = json.loads(line)
-            if "qid" in rec and "error" not in rec and rec.get("type") != "single-session-preference":
-                out[rec["qid"]] = rec
-    return list(out.values())
+    return [r for r in last_records(path).values() if r.get("type") != "single-session-preference"]
 
 
 def off(spec: list[str]) -> set[str]:

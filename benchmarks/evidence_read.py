@@ -20,7 +20,6 @@ evidence turn. Each question falls in one row:
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections import Counter
 from pathlib import Path
@@ -33,17 +32,6 @@ def evidence(data: Path) -> dict[str, set[tuple[str, int]]]:
     from refind_desktop.eval.datasets import load_units
 
     return {q.qid: set(q.evidence_refs) for u in load_units("longmemeval", data) for q in u.questions}
-
-
-def load(path: Path) -> list[dict]:
-    """The last record of each question with a trajectory (a harness appends; the last one wins)."""
-    out: dict[str, dict] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            rec = json.loads(line)
-            if "qid" in rec and "error" not in rec:
-                out[rec["qid"]] = rec
-    return list(out.values())
 
 
 def where(rec: dict, gold: set[tuple[str, int]]) -> str:
@@ -84,10 +72,12 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--data", type=Path, required=True, help="the LongMemEval file the run asked")
     ap.add_argument("--by-type", action="store_true", help="one table per question type too")
     args = ap.parse_args(argv)
+    from refind_desktop.eval.runner import last_records
+
     gold = evidence(args.data)
     recs = [
         r
-        for r in load(args.records)
+        for r in last_records(args.records).values()
         if r.get("type") != "single-session-preference" and not r.get("abstention") and gold.get(r["qid"])
     ]
     if recs and not any(r.get("trajectory") for r in recs):

@@ -20,24 +20,13 @@ for). These rows use the stored scores, so they work for `export_qa.py` records 
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 from pathlib import Path
 
+from refind_desktop.eval.runner import last_records
 from refind_desktop.eval.scoring import deterministic
 
 DATASET = "longmemeval"
-
-
-def load(path: Path) -> dict[str, dict]:
-    """The last record of each question (the harness appends; the last one wins)."""
-    out: dict[str, dict] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            rec = json.loads(line)
-            if "qid" in rec and "error" not in rec:
-                out[rec["qid"]] = rec
-    return out
 
 
 def abstain(rec: dict) -> bool:
@@ -187,7 +176,7 @@ def main() -> int:
     runs = {}
     for spec in args.runs:
         name, _, path = spec.partition("=")
-        runs[name] = load(Path(path))
+        runs[name] = last_records(Path(path))
     common = set.intersection(*(set(r) for r in runs.values()))
     non_pref = {q for q in common if runs[next(iter(runs))][q].get("type") != "single-session-preference"}
     if args.parts:

@@ -78,6 +78,18 @@ def data_fingerprint(path: Path) -> str:
     return f"{p.name}:{p.stat().st_size}:{hashlib.blake2b(head, digest_size=8).hexdigest()}"
 
 
+def last_records(path: Path) -> dict[str, dict]:
+    """The last record of each question in a results file (a harness appends; the last one wins), failed
+    questions (an "error" record) left out: what the scripts of benchmarks/ read."""
+    out: dict[str, dict] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            rec = json.loads(line)
+            if "qid" in rec and "error" not in rec:
+                out[rec["qid"]] = rec
+    return out
+
+
 class ResultCache:
     """Per-question results as JSONL under --out (append-only; the last record of a question wins)."""
 

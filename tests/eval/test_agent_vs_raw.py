@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
 
 llama_cpp = pytest.importorskip("llama_cpp", reason='llama-cpp-python not installed (extra "local")')
 
+from helpers.scripts import benchmark  # noqa: E402
+
 from refind_desktop.llm.base import ChatMessage  # noqa: E402
 from refind_desktop.llm.llama import LlamaBackend  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
-spec = importlib.util.spec_from_file_location("agent_vs_raw", ROOT / "benchmarks" / "agent_vs_raw.py")
-bench = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(bench)
+bench = benchmark("agent_vs_raw")
 
 SCHEMA = {
     "type": "object",

@@ -2,20 +2,9 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _table():
-    spec = importlib.util.spec_from_file_location("checks_table", ROOT / "benchmarks" / "checks_table.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["checks_table"] = module
-    spec.loader.exec_module(module)
-    return module
+from helpers.scripts import benchmark
 
 
 def record(qid: str, outcome: str, verdicts: dict, right: float = 0.0, draft_right: float = 0.0, **more):
@@ -43,7 +32,10 @@ def test_a_variant_ends_each_record_as_its_switched_off_checks_let_it(tmp_path, 
     ]
     path = tmp_path / "r.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in recs), encoding="utf-8")
-    assert _table().main([str(path), "now=", "no-confirm=-about,-answers", "before=-names"]) == 0
+    assert (
+        benchmark("checks_table").main([str(path), "now=", "no-confirm=-about,-answers", "before=-names"])
+        == 0
+    )
     out = capsys.readouterr().out
     rows = {ln.split(" | ")[0].strip("| "): ln.split(" | ")[1:] for ln in out.splitlines()[2:]}
     n, right, wrong, unsure, nf, fnf, _gold, p50, _p90, calls = rows["now"]

@@ -3,24 +3,11 @@ answer's confirming reading read, and the aggregates it prints (no question text
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
+
+from helpers.scripts import benchmark
 
 from refind_desktop.llm.base import TokenChoice
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _tool():
-    spec = importlib.util.spec_from_file_location(
-        "confirm_weights", ROOT / "benchmarks" / "confirm_weights.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["confirm_weights"] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def reply(about: dict[str, float], answers: dict[str, float]) -> list[TokenChoice]:
@@ -46,7 +33,7 @@ def reply(about: dict[str, float], answers: dict[str, float]) -> list[TokenChoic
 
 
 def test_yes_weight_reads_the_value_token_of_the_named_field():
-    tool = _tool()
+    tool = benchmark("confirm_weights")
     toks = reply({" true": 0.6, " false": 0.3, " True": 0.01}, {" false": 0.6, " true": 0.2, " maybe": 0.1})
     assert math.isclose(tool.yes_weight(toks, "about"), 0.6 / 0.9)  # "True" is not JSON's true
     assert math.isclose(tool.yes_weight(toks, "answers"), 0.2 / 0.8)
@@ -55,7 +42,7 @@ def test_yes_weight_reads_the_value_token_of_the_named_field():
 
 
 def test_the_cited_item_is_the_first_item_read_from_the_first_cited_turn():
-    tool = _tool()
+    tool = benchmark("confirm_weights")
     rec = {
         "citations": [{"session_id": "b", "turn": 2}],
         "trajectory": [
@@ -75,7 +62,7 @@ def test_the_cited_item_is_the_first_item_read_from_the_first_cited_turn():
 
 
 def test_the_summary_counts_answers_a_cut_off_would_make_unsure():
-    tool = _tool()
+    tool = benchmark("confirm_weights")
     rows = [
         {
             "outcome": "answer",

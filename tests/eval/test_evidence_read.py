@@ -2,20 +2,9 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _script():
-    spec = importlib.util.spec_from_file_location("evidence_read", ROOT / "benchmarks" / "evidence_read.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["evidence_read"] = module
-    spec.loader.exec_module(module)
-    return module
+from helpers.scripts import benchmark
 
 
 def _session(*pairs: tuple[str, bool]) -> list[dict]:
@@ -68,7 +57,7 @@ def test_each_question_falls_where_its_answer_turn_was_lost(tmp_path, capsys):
     ]
     path = tmp_path / "r.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in recs), encoding="utf-8")
-    assert _script().main([str(path), "--data", str(data)]) == 0
+    assert benchmark("evidence_read").main([str(path), "--data", str(data)]) == 0
     out = capsys.readouterr().out
     rows = {
         ln.split(" | ")[0].strip("| "): ln.strip("| ").split(" | ")[1:]
@@ -88,5 +77,5 @@ def test_records_without_a_trajectory_are_refused(tmp_path, capsys):
     data.write_text(json.dumps([_item("q", {"a": _session(("the answer", True))})]), encoding="utf-8")
     path = tmp_path / "r.jsonl"
     path.write_text(json.dumps({"qid": "q", "type": "single-session-user", "right": 1.0}), encoding="utf-8")
-    assert _script().main([str(path), "--data", str(data)]) == 2
+    assert benchmark("evidence_read").main([str(path), "--data", str(data)]) == 2
     assert "no trajectory" in capsys.readouterr().err

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
+from helpers.scripts import benchmark
 
 from refind_desktop.cli.evalcmd import services_factory
 from refind_desktop.config import Settings
@@ -20,16 +19,8 @@ ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "fixtures" / "eval" / "locomo_messenger.json"
 
 
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-exporter = _load("messenger_export")
-export_qa = _load("export_qa")
+exporter = benchmark("messenger_export")
+export_qa = benchmark("export_qa")
 
 
 @pytest.fixture

@@ -2,23 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from datetime import datetime
 from pathlib import Path
 
 import pytest
+from helpers.scripts import benchmark
 
 from refind_desktop.cli.evalcmd import eval_services
 from refind_desktop.eval.exportset import load_set, resolve_evidence, turn_table
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "fixtures" / "eval" / "locomo_messenger.json"
-spec = importlib.util.spec_from_file_location("messenger_export", ROOT / "benchmarks" / "messenger_export.py")
-exporter = importlib.util.module_from_spec(spec)
-sys.modules["messenger_export"] = exporter  # dataclasses look their module up
-spec.loader.exec_module(exporter)
+exporter = benchmark("messenger_export")
 
 TEXTS = [
     "Morning Rafa! The pottery course starts next Tuesday, I signed up yesterday.",

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
+from helpers.scripts import benchmark
 
-ROOT = Path(__file__).resolve().parents[2]
-spec = importlib.util.spec_from_file_location("llama_throughput", ROOT / "benchmarks" / "llama_throughput.py")
-bench = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(bench)
+bench = benchmark("llama_throughput")
 
 RAW = {
     "prompt_tps": {"512": 100.0, "2048": 80.0, "6144": 60.0},

@@ -2,24 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def load_kill_test():
-    spec = importlib.util.spec_from_file_location("kill_test", ROOT / "benchmarks" / "kill_test.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from helpers.scripts import benchmark
 
 
 @pytest.mark.slow  # some sixty `refind` processes, thirty of them killed
 def test_random_sigkills_lose_and_duplicate_nothing(tmp_path, refind_home):
-    kt = load_kill_test()
+    kt = benchmark("kill_test")
     res = kt.run(kills=30, workdir=tmp_path, seed=7, n_jsonl=20, n_chatgpt=3, max_delay=0.8, budget_s=60)
     print(res)
     assert res["kills"] >= 5  # kill delays up to 0.8 s: an ingest of this archive often finishes in about 1 s

@@ -12,7 +12,8 @@ them: the checks of agent/earn.py, and what the program cannot settle about a co
 `whole`, `sum`, `one`, `pair`, `unnamed`: agent/answerers/base.py `Composed.unsettled`). `-names` gives the
 rule before a turn that names the thing asked about made the outcome unsure rather than "not in your
 history". Seconds and calls of a model stage no remaining check uses are taken
-off where the records list each call (the confirming reading: stage "confirm"; "slot": the extracting
+off where the records list each call (the confirming reading: stage "confirm"; the typed reading of the
+answer's words: "named"; "slot": the extracting
 reading that was measured in stop 41 and removed).
 """
 
@@ -24,7 +25,7 @@ from pathlib import Path
 
 from refind_desktop.eval.runner import last_records
 
-STAGE = {"about": "confirm", "answers": "confirm", "slot": "slot"}
+STAGE = {"about": "confirm", "answers": "confirm", "named": "named", "slot": "slot"}
 """The model stage behind a check (a check without one costs no call)."""
 
 

@@ -154,8 +154,9 @@ def row(rec: dict, got: dict | None) -> dict:
     }
 
 
-def lme_rows(backend, records: list[dict], data: Path, calibrate: bool = False) -> list[dict]:
-    """Replays over LongMemEval records (one fresh index per question, as `eval qa` builds it)."""
+def lme_rows(backend, records: list[dict], data: Path, calibrate: bool = False, read=None) -> list[dict]:
+    """Replays over LongMemEval records (one fresh index per question, as `eval qa` builds it); `read`:
+    the replay of one item (`replay`, the confirming reading, unless another script gives its own)."""
     from refind_desktop.cli.evalcmd import services_factory
     from refind_desktop.eval.datasets import load_units
     from refind_desktop.eval.runner import unit_services
@@ -172,14 +173,14 @@ def lme_rows(backend, records: list[dict], data: Path, calibrate: bool = False) 
                 rows.append(row(rec, None))
                 continue
             with unit_services(unit, "longmemeval", services_factory()) as svc:
-                rows.append(row(rec, replay(backend, svc, rec, q.date, item, calibrate)))
+                rows.append(row(rec, (read or replay)(backend, svc, rec, q.date, item, calibrate)))
     return rows
 
 
 def export_rows(
-    backend, records: list[dict], folder: Path, home: Path, calibrate: bool = False
+    backend, records: list[dict], folder: Path, home: Path, calibrate: bool = False, read=None
 ) -> list[dict]:
-    """Replays over an export set's records, on the index the run left in `home`."""
+    """Replays over an export set's records, on the index the run left in `home` (`read`: as `lme_rows`)."""
     from refind_desktop.cli.evalcmd import services_factory
     from refind_desktop.eval.exportqa import _aware
     from refind_desktop.eval.exportset import load_set
@@ -190,7 +191,7 @@ def export_rows(
     try:
         for rec in records:
             item = cited_in_export(svc, rec)
-            got = replay(backend, svc, rec, nows[rec["qid"]], item, calibrate) if item else None
+            got = (read or replay)(backend, svc, rec, nows[rec["qid"]], item, calibrate) if item else None
             rows.append(row(rec, got))
     finally:
         svc.close()

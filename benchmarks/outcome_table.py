@@ -29,14 +29,19 @@ from refind_desktop.eval.scoring import deterministic
 DATASET = "longmemeval"
 
 
+MODEL_CHECKS = ("confirm", "named")
+"""The model stages of agent/earn.py: the confirming reading of the cited turn, the typed reading of the words."""
+
+
 def abstain(rec: dict) -> bool:
     return bool(rec.get("abstention")) or rec.get("category") == 5
 
 
 def confirm_seconds(rec: dict) -> float:
-    """Seconds of the confirming reading (its own stage, or the last call of a run made before it had one)."""
+    """Seconds of the confirming readings (their own stages, "confirm" and "named", or the last call of a run
+    made before they had one)."""
     calls = (rec.get("usage") or {}).get("per_call") or []
-    own = [c["seconds"] for c in calls if c.get("stage") == "confirm"]
+    own = [c["seconds"] for c in calls if c.get("stage") in MODEL_CHECKS]
     if own:
         return sum(own)
     v = rec.get("verdicts") or {}
@@ -49,7 +54,7 @@ def confirm_seconds(rec: dict) -> float:
 
 def confirm_calls(rec: dict) -> int:
     calls = (rec.get("usage") or {}).get("per_call") or []
-    own = sum(1 for c in calls if c.get("stage") == "confirm")
+    own = sum(1 for c in calls if c.get("stage") in MODEL_CHECKS)
     if own:
         return own
     v = rec.get("verdicts") or {}
@@ -83,7 +88,7 @@ def variant(rec: dict, name: str) -> tuple[str, bool, float, int]:
         fails = {
             "draft": False,
             "program": not typed or not news or not stems,
-            "confirm": not typed or not news or about is False or answers is False,
+            "confirm": not typed or not news or v.get("named") is False or about is False or answers is False,
         }[name]
     if name in ("draft", "program"):
         seconds, calls = seconds - confirm_seconds(rec), calls - confirm_calls(rec)

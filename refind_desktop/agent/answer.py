@@ -316,7 +316,7 @@ def _why(found: Found, failed: str, n: int = 0) -> str:
     """The sentence that says which check an answer failed (`n`: the things it counted), in the question's
     language."""
     pack, q = found.pack, found.question
-    if failed == "type":
+    if failed in ("type", "named"):
         expected = pack.say(f"type_{q.expects}", noun=q.noun) if q.expects else ""
         return pack.say("why_type", expected=expected)
     return pack.say(f"why_{failed}", n=n)

@@ -1,11 +1,12 @@
 """What an answer must pass before it is stated as one: it is the type of thing the question asks for, it
 says something the question does not, a single fact is of the time the question names (and, for a
-question about the person, in the person's own words in that chat), and one short reading of the turn it
-cites says that turn tells of the thing asked about and answers it (for a single fact; each thing of a
-list is read so too, and the ones it rejects are left out). Each check is general (no benchmark in it);
-a failed one makes the outcome "unsure", with the passages shown verbatim instead of a claimed answer.
-(Reading each turn of a computed answer so was measured on the check halves: it changed no outcome and
-cost a call per turn, so a computed answer rests on the program's arithmetic.)"""
+question about the person, in the person's own words in that chat), a person, a place or a thing of a
+named kind is named by the answer's words as one short reading of those words alone says, and one short
+reading of the turn it cites says that turn tells of the thing asked about and answers it (for a single
+fact; each thing of a list is read so too, and the ones it rejects are left out). Each check is general
+(no benchmark in it); a failed one makes the outcome "unsure", with the passages shown verbatim instead
+of a claimed answer. (Reading each turn of a computed answer so was measured on the check halves: it
+changed no outcome and cost a call per turn, so a computed answer rests on the program's arithmetic.)"""
 
 from __future__ import annotations
 
@@ -39,6 +40,9 @@ class Verdicts:
     """For a single fact of a question that names a time: the answer is of that time."""
     own: bool = True
     """For a single fact of a question about the person: the person's own words in that chat say it."""
+    named: bool | None = None
+    """For a single fact that must be a person, a place or a thing of a named kind: do the answer's words,
+    read alone with the question (not the turn), name one (None: not asked)."""
     about: bool | None = None
     """The confirming reading: does the cited turn tell of the thing asked about (None: not asked)."""
     answers: bool | None = None
@@ -55,6 +59,7 @@ class Verdicts:
             "news": self.news,
             "timely": self.timely,
             "own": self.own,
+            "named": self.named,
             "about": self.about,
             "answers": self.answers,
             "parts": [list(p) for p in self.parts],
@@ -151,6 +156,35 @@ def proposed(item: Item) -> str:
     return neutralise(" ".join(kept), 100, one_line=True)
 
 
+NAMED_SCHEMA = {
+    "type": "object",
+    "properties": {"names": {"type": "boolean"}},
+    "required": ["names"],
+    "additionalProperties": False,
+}
+
+
+def named_prompt(found: Found, item: Item) -> str:
+    """The typed reading: the question and the answer's words, without the turn they come from (read with
+    its turn, the small model takes a sentence that only talks of the topic for the thing asked)."""
+    return (
+        f"Question: {neutralise(found.question.text, 400, one_line=True)}\n\n"
+        f'<<<DATA\nProposed answer: "{proposed(item)}"\nDATA>>>\n\n'
+        f"Does the proposed answer name {expected(found)}? Answer false when it names none, or only "
+        "something of another kind.\n"
+        'Reply as JSON: {"names": true or false}.'
+    )
+
+
+def names_asked(run: Run, found: Found, item: Item) -> bool | None:
+    """For a single fact that must be a person, a place or a thing of a named kind: whether the answer's
+    words name one, by one short reading of the words alone; None when not asked or no valid reply."""
+    if found.question.expects not in ("person", "place", "kind"):
+        return None
+    data = run.ask("named", named_prompt(found, item), NAMED_SCHEMA, 16, usage_stage="named")
+    return bool(data.get("names")) if isinstance(data, dict) else None
+
+
 def judging(found: Found, item: Item, speaker: str, what: str, task: str) -> str:
     """A confirming reading's prompt: the question, then the turn and the proposed words (`what`: "answer"
     or "item"), both inside the data section (they are chat text), then `task`."""
@@ -218,11 +252,14 @@ def judge(run: Run, found: Found, composed: Composed, speaker: Speaker) -> Verdi
     v.timely = timely(found, items)
     v.own = in_own_words(run, found, items)
     if q.kind in SINGLE and items:
+        v.named = names_asked(run, found, items[0])
         v.about, v.answers = confirm(run, found, items[0], speaker(items[0]))
     elif q.kind == "list":
         v.parts = [list(confirm(run, found, it, speaker(it), part_prompt)) for it in items[:PARTS]]
     if not v.typed:
         v.failed.append("type")
+    if v.named is False:
+        v.failed.append("named")
     if not v.news:
         v.failed.append("echo")
     if not v.timely:

@@ -39,6 +39,8 @@ def _controller_reply(messages: list[ChatMessage], schema: dict) -> dict:
     reply: dict = {}
     if set(props) == {"about", "answers"}:  # the confirming reading of an answer (agent/earn.py): agree
         return {"about": True, "answers": True}
+    if set(props) == {"names"}:  # the typed reading of an answer's words (agent/earn.py): agree
+        return {"names": True}
     if "relevant" in props:  # the batched relevance call: keep every result it was shown
         return {"relevant": list(props["relevant"].get("items", {}).get("enum", [1]))}
     if "items" in props:  # an aggregation's extraction: nothing extracted (the written answer follows)

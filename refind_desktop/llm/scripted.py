@@ -158,6 +158,8 @@ def stage_of(schema: dict | None) -> str:
     props = set(schema.get("properties", {}))
     if props == {"about", "answers"}:
         return "confirm"
+    if props == {"names"}:
+        return "named"
     if "relevant" in props:
         return "relevance"
     if "found" in props:

@@ -42,8 +42,9 @@ def scripted_from_file(path: Path) -> Any:
 
     Keys: "query", "next" (replies), "judge_yes_if" (a judge says yes when the record contains this text),
     "answer" (text: read from the passage whose turn holds its words), "confirm" (the confirming
-    reading's reply, default agreeing), "delay" (seconds each call sleeps: lets a test cancel mid-run), "calls_log" (a file
-    that gets one line per model call, so a test can see when the run stopped).
+    reading's reply, default agreeing), "named" (the typed reading's reply, default agreeing), "delay"
+    (seconds each call sleeps: lets a test cancel mid-run), "calls_log" (a file that gets one line per
+    model call, so a test can see when the run stopped).
     """
     from ..llm.scripted import ScriptedBackend, stage_of
 
@@ -72,6 +73,8 @@ def scripted_from_file(path: Path) -> Any:
             return script.get("read", script.get("answer"))
         if stage == "confirm":  # the confirming reading of an answer's turn agrees unless the script says
             return script.get("confirm", {"about": True, "answers": True})
+        if stage == "named":  # the typed reading of an answer's words agrees unless the script says
+            return script.get("named", {"names": True})
         return script[stage]
 
     return ScriptedBackend(respond, name="scripted")

@@ -61,6 +61,41 @@ def test_a_turn_the_confirming_reading_rejects_is_shown_as_unsure_never_as_an_an
     assert any(c.schema and set(c.schema["properties"]) == {"about", "answers"} for c in backend.calls)
 
 
+def test_words_that_name_no_thing_of_the_asked_kind_are_unsure_by_a_reading_of_the_words_alone():
+    # "who" asks for a person; the copied words tell of the sale but name nobody
+    result, backend = ask_once(
+        CHATS,
+        "Who did I sell my bike to?",
+        NOW,
+        relevance={"relevant": [1]},
+        read=reading_of("sold my old Gazelle bike"),
+        named={"names": False},
+    )
+    assert result.outcome == "unsure" and result.verdicts["failed"][0] == "named"
+    assert result.verdicts["named"] is False
+    assert "what I read is not a person, which the question asks for" in result.answer
+    assert "I sold my old Gazelle bike to a neighbour for 80 euros." in result.answer  # shown, verbatim
+    typed = [c for c in backend.calls if c.schema and set(c.schema["properties"]) == {"names"}]
+    assert len(typed) == 1
+    prompt = typed[0].messages[-1].content
+    # the question and the answer's words, never the turn they come from
+    assert "Who did I sell my bike to?" in prompt and '"sold my old Gazelle bike"' in prompt
+    assert "a person" in prompt and "80 euros" not in prompt
+
+
+def test_the_words_alone_are_read_only_when_the_question_asks_for_a_person_a_place_or_a_named_kind():
+    asked = dict(relevance={"relevant": [1]}, read=reading_of("old Gazelle bike"))
+    result, backend = ask_once(CHATS, "Which bike did I sell?", NOW, **asked)
+    assert result.outcome == "answer" and result.verdicts["named"] is True
+    typed = [c for c in backend.calls if c.schema and set(c.schema["properties"]) == {"names"}]
+    assert len(typed) == 1 and "a bike (or kind of bike)" in typed[0].messages[-1].content
+    # "what did I …" asks for no type: no such reading
+    asked = dict(relevance={"relevant": [1]}, read=reading_of("played cards"))
+    result, backend = ask_once(CHATS, "What did we do on moving day?", NOW, **asked)
+    assert result.outcome == "answer" and result.verdicts["named"] is None
+    assert not any(c.schema and set(c.schema["properties"]) == {"names"} for c in backend.calls)
+
+
 def test_a_how_long_question_answered_without_a_number_is_unsure():
     result, _ = ask_once(
         CHATS,

@@ -76,6 +76,7 @@ def by_stage(**handlers: Callable | object) -> Callable:
         handlers.setdefault("read", handlers["answer"])
     # the confirming reading of an answer's cited turn (agent/earn.py) agrees unless a test says otherwise
     handlers.setdefault("confirm", {"about": True, "answers": True})
+    handlers.setdefault("named", {"names": True})  # the typed reading of its words agrees too
 
     def respond(messages, schema):
         h = handlers[stage_of(schema)]

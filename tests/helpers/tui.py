@@ -47,6 +47,8 @@ def responder(
             return {"action": "finish_search", "keywords": [], "date_from": None, "date_to": None}
         if stage == "confirm":
             return {"about": confirms, "answers": confirms}
+        if stage == "named":
+            return {"names": confirms}
         return answer
 
     return respond

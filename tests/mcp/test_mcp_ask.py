@@ -59,8 +59,10 @@ async def test_ask_answers_with_citations_and_progress(archive, tmp_path):
         assert data["trajectory"][0]["keywords"] == ["bike", "buy"]  # the question's own words, no model call
         noted = data["notes"][0]["session_id"]
         assert noted.startswith("generic:")
-        # the last calls: the reading, then the confirming reading of the answer's cited turn
-        assert data["usage"]["llm_calls"] == len(lines(log)) and lines(log)[-2:] == ["read", "confirm"]
+        # the last calls: the reading, the typed reading of the answer's words ("which bike" asks for a
+        # bike), then the confirming reading of its cited turn
+        assert data["usage"]["llm_calls"] == len(lines(log))
+        assert lines(log)[-3:] == ["read", "named", "confirm"]
         assert data["outcome"] == "answer"
         # the model load, then one progress notification per search, per note and for the finish, in order
         expected = ["loading"] + ["search" if t in ("search", "finish") else t for t in types]
@@ -107,7 +109,7 @@ async def test_cancel_stops_the_agent_and_the_server_keeps_serving(archive, tmp_
         # the next question runs normally (the model lock was released)
         log.unlink()
         res = await s.call_tool("ask", {"question": "Which bike did I buy?"})
-        assert not res.is_error and lines(log)[-2:] == ["read", "confirm"]
+        assert not res.is_error and lines(log)[-3:] == ["read", "named", "confirm"]
 
 
 async def test_ask_bad_inputs(archive, tmp_path):

@@ -58,6 +58,8 @@ def reads(term: str):
     def respond(messages, schema):
         if stage_of(schema) == "confirm":  # the confirming reading of the answer's turn agrees
             return {"about": True, "answers": True}
+        if stage_of(schema) == "named":  # and the typed reading of its words
+            return {"names": True}
         data = messages[-1].content.split("<<<DATA", 1)[-1]
         line = next((ln for ln in data.splitlines() if term in ln and ln.startswith("[T")), None)
         if line is None:

@@ -220,12 +220,17 @@ def summary(rows: list[dict], cuts: list[float]) -> dict:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def replay_arguments(ap: argparse.ArgumentParser) -> None:
+    """The arguments of a replay over recorded answers: the set's kind, the records, the set, its index."""
     ap.add_argument("kind", choices=("lme", "export"))
     ap.add_argument("records", type=Path, help="an eval run's .jsonl records")
     ap.add_argument("--data", type=Path, required=True, help="the LongMemEval file, or the export set folder")
     ap.add_argument("--home", type=Path, help="export sets: the home the run left (its index)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    replay_arguments(ap)
     ap.add_argument("--cuts", type=float, nargs="*", default=[0.6, 0.7, 0.8, 0.9])
     ap.add_argument("--rows", type=Path, help="write per-record rows (no question text) here")
     ap.add_argument("--calibrate", action="store_true", help="also read each turn's prompt without its text")

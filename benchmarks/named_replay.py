@@ -102,11 +102,9 @@ def summary(rows: list[dict]) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
+    checks_table, confirm_weights = siblings()
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("kind", choices=("lme", "export"))
-    ap.add_argument("records", type=Path, help="an eval run's .jsonl records")
-    ap.add_argument("--data", type=Path, required=True, help="the LongMemEval file, or the export set folder")
-    ap.add_argument("--home", type=Path, help="export sets: the home the run left (its index)")
+    confirm_weights.replay_arguments(ap)
     ap.add_argument("--off", default="", help="checks switched off, as checks_table.py: -null,-negated")
     ap.add_argument("--words-only", action="store_true", help="the variant without the question")
     ap.add_argument("--untyped", action="store_true", help="also the answers of questions asking no type")
@@ -115,7 +113,6 @@ def main(argv: list[str] | None = None) -> int:
     from refind_desktop.config import load_settings
     from refind_desktop.llm.factory import make_backend
 
-    checks_table, confirm_weights = siblings()
     spec = [c for c in args.off.split(",") if c]
     stated = []
     for rec in last_records(args.records).values():

@@ -96,16 +96,12 @@ def cited_in_export(svc, rec: dict) -> tuple[str, int, str] | None:
     return best
 
 
-def replay(backend, svc, rec: dict, now, item: tuple[str, int, str], calibrate: bool = False) -> dict | None:
-    """One confirming reading of `item`, as the answer stage asks it, with its weights; with `calibrate`,
-    also the same reading with the turn's text taken away ("N/A")."""
-    from refind_desktop.agent import prompts
+def rebuilt(svc, rec: dict, now, item: tuple[str, int, str]):
+    """(found, item, turn view) as the answer stage held them for a recorded answer's `item`: the question
+    understood again, the item over its turn's text from the set's index; None when the turn is gone."""
     from refind_desktop.agent.answerers.base import Found
-    from refind_desktop.agent.earn import CONFIRM_SCHEMA, confirm_prompt
     from refind_desktop.agent.question import understand
     from refind_desktop.agent.reading import Item
-    from refind_desktop.agent.render import neutralise
-    from refind_desktop.llm.base import ChatMessage
 
     session, turn, words = item
     view = next((v for v in svc.engine.turns_of(session) if v.turn == turn), None)
@@ -113,7 +109,21 @@ def replay(backend, svc, rec: dict, now, item: tuple[str, int, str], calibrate: 
         return None
     q = understand(rec["question"], now, UTC, svc.engine.language())
     it = Item((session, turn), words, None, "", None, None, 0, text=view.text)
-    found = Found(q, [it], 0, now, UTC, None)
+    return Found(q, [it], 0, now, UTC, None), it, view
+
+
+def replay(backend, svc, rec: dict, now, item: tuple[str, int, str], calibrate: bool = False) -> dict | None:
+    """One confirming reading of `item`, as the answer stage asks it, with its weights; with `calibrate`,
+    also the same reading with the turn's text taken away ("N/A")."""
+    from refind_desktop.agent import prompts
+    from refind_desktop.agent.earn import CONFIRM_SCHEMA, confirm_prompt
+    from refind_desktop.agent.render import neutralise
+    from refind_desktop.llm.base import ChatMessage
+
+    held = rebuilt(svc, rec, now, item)
+    if held is None:
+        return None
+    found, it, view = held
     real = confirm_prompt(found, it, view.speaker)
 
     def weigh(prompt: str):

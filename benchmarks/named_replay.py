@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from datetime import UTC
 from pathlib import Path
 
 from refind_desktop.eval.runner import last_records
@@ -42,15 +41,11 @@ UNTYPED = "the thing the question asks for"
 
 
 def words_only_prompt(found, item) -> str:
-    """The variant without the question: the answer's words and the asked type alone."""
-    from refind_desktop.agent.earn import expected, proposed
+    """The variant without the question: the typed reading's prompt less its first paragraph (the
+    question, written on one line)."""
+    from refind_desktop.agent.earn import named_prompt
 
-    return (
-        f'<<<DATA\nProposed answer: "{proposed(item)}"\nDATA>>>\n\n'
-        f"Does the proposed answer name {expected(found) or UNTYPED}? Answer false when it names none, or only "
-        "something of another kind.\n"
-        'Reply as JSON: {"names": true or false}.'
-    )
+    return named_prompt(found, item).split("\n\n", 1)[1]
 
 
 def named_one(
@@ -60,22 +55,17 @@ def named_one(
     question asks for no person, place or named kind (or is not a single fact), None without its turn.
     `untyped` also reads a lookup's or latest value's answer whose question asks for no type."""
     from refind_desktop.agent import prompts
-    from refind_desktop.agent.answerers.base import Found
     from refind_desktop.agent.earn import NAMED_SCHEMA, SINGLE, named_prompt
-    from refind_desktop.agent.question import understand
-    from refind_desktop.agent.reading import Item
     from refind_desktop.llm.base import ChatMessage
 
-    session, turn, words = item
-    view = next((v for v in svc.engine.turns_of(session) if v.turn == turn), None)
-    if view is None:
+    held = siblings()[1].rebuilt(svc, rec, now, item)
+    if held is None:
         return None
-    q = understand(rec["question"], now, UTC, svc.engine.language())
+    found, it, _ = held
+    q = found.question
     typed = q.expects in ("person", "place", "kind") and q.kind in SINGLE
     if not typed and not (untyped and not q.expects and q.kind in ("lookup", "latest")):
         return {"asked": False}
-    it = Item((session, turn), words, None, "", None, None, 0, text=view.text)
-    found = Found(q, [it], 0, now, UTC, None)
     text = words_only_prompt(found, it) if words_only else named_prompt(found, it)
     if not typed:  # the question asks for no type: the words must name what it asks for
         text = text.replace("name ?", f"name {UNTYPED}?")

@@ -22,6 +22,7 @@ from .dates import local_day
 from .reading import Item, copied, news
 from .render import neutralise
 from .run import Run
+from .schemas import booleans
 
 SINGLE = ("lookup", "yesno", "when", "latest")
 """Kinds whose answer is one item read from one turn (the confirming reading reads that turn)."""
@@ -128,12 +129,7 @@ def tells_news(found: Found, items: list[Item]) -> bool:
     return any(it.value is not None or news(it.words, q) for it in items)
 
 
-CONFIRM_SCHEMA = {
-    "type": "object",
-    "properties": {"about": {"type": "boolean"}, "answers": {"type": "boolean"}},
-    "required": ["about", "answers"],
-    "additionalProperties": False,
-}
+CONFIRM_SCHEMA = booleans("about", "answers")
 
 
 def expected(found: Found) -> str:
@@ -156,12 +152,7 @@ def proposed(item: Item) -> str:
     return neutralise(" ".join(kept), 100, one_line=True)
 
 
-NAMED_SCHEMA = {
-    "type": "object",
-    "properties": {"names": {"type": "boolean"}},
-    "required": ["names"],
-    "additionalProperties": False,
-}
+NAMED_SCHEMA = booleans("names")
 
 
 def named_prompt(found: Found, item: Item) -> str:

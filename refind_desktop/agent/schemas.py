@@ -12,6 +12,7 @@ _DATE = {"type": ["string", "null"], "pattern": DATE_PATTERN}
 
 __all__ = [
     "JUDGE_SCHEMA",
+    "booleans",
     "choose_schema",
     "extract_json",
     "next_schema",
@@ -24,6 +25,11 @@ __all__ = [
 def _obj(props: dict[str, Any]) -> dict:
     # every property required and no extras: valid for llama.cpp grammars and OpenAI strict outputs
     return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
+
+
+def booleans(*fields: str) -> dict:
+    """A reply of yes/no fields, each required (the checks of agent/earn.py)."""
+    return _obj({f: {"type": "boolean"} for f in fields})
 
 
 def query_schema(dates: bool) -> dict:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from ..llm.base import ChatMessage
-from ..llm.scripted import ScriptedBackend
+from ..llm.scripted import AGREEING, ScriptedBackend, stage_of
 from .scoring import contains
 
 _WORD = re.compile(r"[A-Za-z0-9']+")
@@ -37,10 +37,8 @@ def _content_words(text: str) -> list[str]:
 def _controller_reply(messages: list[ChatMessage], schema: dict) -> dict:
     props = schema.get("properties", {})
     reply: dict = {}
-    if set(props) == {"about", "answers"}:  # the confirming reading of an answer (agent/earn.py): agree
-        return {"about": True, "answers": True}
-    if set(props) == {"names"}:  # the typed reading of an answer's words (agent/earn.py): agree
-        return {"names": True}
+    if stage_of(schema) in AGREEING:  # a check reading of an answer (agent/earn.py): agree
+        return dict(AGREEING[stage_of(schema)])
     if "relevant" in props:  # the batched relevance call: keep every result it was shown
         return {"relevant": list(props["relevant"].get("items", {}).get("enum", [1]))}
     if "items" in props:  # an aggregation's extraction: nothing extracted (the written answer follows)

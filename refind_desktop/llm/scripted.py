@@ -151,6 +151,11 @@ def _reading(answer: str, schema: dict, prompt: str) -> dict:
     return {"found": True, "items": [item]}
 
 
+AGREEING = {"confirm": {"about": True, "answers": True}, "named": {"names": True}}
+"""The reply of each check reading of agent/earn.py that lets an answer stand, by `stage_of` name: what a
+scripted double answers when its script says nothing of that check."""
+
+
 def stage_of(schema: dict | None) -> str:
     """Which agent step a scripted call is, judged by its schema (None = the answer); for test responders."""
     if schema is None:

@@ -46,7 +46,7 @@ def scripted_from_file(path: Path) -> Any:
     (seconds each call sleeps: lets a test cancel mid-run), "calls_log" (a file that gets one line per
     model call, so a test can see when the run stopped).
     """
-    from ..llm.scripted import ScriptedBackend, stage_of
+    from ..llm.scripted import AGREEING, ScriptedBackend, stage_of
 
     script = json.loads(path.read_text(encoding="utf-8"))
     delay = float(script.get("delay", 0))
@@ -71,10 +71,8 @@ def scripted_from_file(path: Path) -> Any:
             return {"indices": [1]}
         if stage == "read":  # the answer text is the reading of the passage that holds it
             return script.get("read", script.get("answer"))
-        if stage == "confirm":  # the confirming reading of an answer's turn agrees unless the script says
-            return script.get("confirm", {"about": True, "answers": True})
-        if stage == "named":  # the typed reading of an answer's words agrees unless the script says
-            return script.get("named", {"names": True})
+        if stage in AGREEING:  # a check reading of the answer agrees unless the script says
+            return script.get(stage, AGREEING[stage])
         return script[stage]
 
     return ScriptedBackend(respond, name="scripted")

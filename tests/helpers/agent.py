@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from refind_desktop.llm.scripted import ScriptedBackend, stage_of
+from refind_desktop.llm.scripted import AGREEING, ScriptedBackend, stage_of
 from refind_desktop.types import Session, Turn
 
 __all__ = ["ARCHIVE", "POISON", "ask_once", "by_stage", "day", "reading_of", "session", "stage_of"]
@@ -74,9 +74,10 @@ def by_stage(**handlers: Callable | object) -> Callable:
 
     if "answer" in handlers:  # the answer text a test gives is the reading of the passage that holds it
         handlers.setdefault("read", handlers["answer"])
-    # the confirming reading of an answer's cited turn (agent/earn.py) agrees unless a test says otherwise
-    handlers.setdefault("confirm", {"about": True, "answers": True})
-    handlers.setdefault("named", {"names": True})  # the typed reading of its words agrees too
+    # the check readings of an answer (agent/earn.py: the confirming reading of its cited turn, the typed
+    # reading of its words) agree unless a test says otherwise
+    for stage, reply in AGREEING.items():
+        handlers.setdefault(stage, reply)
 
     def respond(messages, schema):
         h = handlers[stage_of(schema)]

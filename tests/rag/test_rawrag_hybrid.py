@@ -8,7 +8,7 @@ import pytest
 from helpers.rag import day, session, words
 
 from refind_desktop.errors import ConfigError
-from refind_desktop.llm.scripted import ScriptedBackend, stage_of
+from refind_desktop.llm.scripted import AGREEING, ScriptedBackend, stage_of
 from refind_desktop.rag import RAG_RUNNERS
 from refind_desktop.rag.hybrid import HybridEngine, rrf4
 from refind_desktop.rag.rawrag import FALLBACK, dense_for, hybrid_engine
@@ -56,10 +56,8 @@ def reads(term: str):
     """A reading back end that states `term` from the passage line holding it, and nothing elsewhere."""
 
     def respond(messages, schema):
-        if stage_of(schema) == "confirm":  # the confirming reading of the answer's turn agrees
-            return {"about": True, "answers": True}
-        if stage_of(schema) == "named":  # and the typed reading of its words
-            return {"names": True}
+        if stage_of(schema) in AGREEING:  # the check readings of the answer agree
+            return AGREEING[stage_of(schema)]
         data = messages[-1].content.split("<<<DATA", 1)[-1]
         line = next((ln for ln in data.splitlines() if term in ln and ln.startswith("[T")), None)
         if line is None:

@@ -37,8 +37,9 @@ def _content_words(text: str) -> list[str]:
 def _controller_reply(messages: list[ChatMessage], schema: dict) -> dict:
     props = schema.get("properties", {})
     reply: dict = {}
-    if stage_of(schema) in AGREEING:  # a check reading of an answer (agent/earn.py): agree
-        return dict(AGREEING[stage_of(schema)])
+    check = AGREEING.get(stage_of(schema))
+    if check is not None:  # a check reading of an answer (agent/earn.py): agree
+        return dict(check)
     if "relevant" in props:  # the batched relevance call: keep every result it was shown
         return {"relevant": list(props["relevant"].get("items", {}).get("enum", [1]))}
     if "items" in props:  # an aggregation's extraction: nothing extracted (the written answer follows)

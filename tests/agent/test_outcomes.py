@@ -9,6 +9,7 @@ from helpers.agent import ask_once, day, reading_of, session
 
 from refind_desktop.agent.question import understand
 from refind_desktop.eval.outcomes import draft_outcome, score_record, scores
+from refind_desktop.llm.scripted import stage_of
 from refind_desktop.types import Session, Turn
 
 NOW = datetime(2024, 6, 1, 12, 0, tzinfo=UTC)
@@ -58,7 +59,7 @@ def test_a_turn_the_confirming_reading_rejects_is_shown_as_unsure_never_as_an_an
     assert result.evidence[0]["turn"] == 0 and "Gazelle" in result.evidence[0]["text"]
     assert result.verdicts["answers"] is False and "answers" in result.verdicts["failed"]
     assert result.draft and result.draft != result.answer  # what it would have said is kept for the trace
-    assert any(c.schema and set(c.schema["properties"]) == {"about", "answers"} for c in backend.calls)
+    assert any(stage_of(c.schema) == "confirm" for c in backend.calls)
 
 
 def test_words_that_name_no_thing_of_the_asked_kind_are_unsure_by_a_reading_of_the_words_alone():
@@ -75,7 +76,7 @@ def test_words_that_name_no_thing_of_the_asked_kind_are_unsure_by_a_reading_of_t
     assert result.verdicts["named"] is False
     assert "what I read is not a person, which the question asks for" in result.answer
     assert "I sold my old Gazelle bike to a neighbour for 80 euros." in result.answer  # shown, verbatim
-    typed = [c for c in backend.calls if c.schema and set(c.schema["properties"]) == {"names"}]
+    typed = [c for c in backend.calls if stage_of(c.schema) == "named"]
     assert len(typed) == 1
     prompt = typed[0].messages[-1].content
     # the question and the answer's words, never the turn they come from
@@ -87,13 +88,13 @@ def test_the_words_alone_are_read_only_when_the_question_asks_for_a_person_a_pla
     asked = dict(relevance={"relevant": [1]}, read=reading_of("old Gazelle bike"))
     result, backend = ask_once(CHATS, "Which bike did I sell?", NOW, **asked)
     assert result.outcome == "answer" and result.verdicts["named"] is True
-    typed = [c for c in backend.calls if c.schema and set(c.schema["properties"]) == {"names"}]
+    typed = [c for c in backend.calls if stage_of(c.schema) == "named"]
     assert len(typed) == 1 and "a bike (or kind of bike)" in typed[0].messages[-1].content
     # "what did I …" asks for no type: no such reading
     asked = dict(relevance={"relevant": [1]}, read=reading_of("played cards"))
     result, backend = ask_once(CHATS, "What did we do on moving day?", NOW, **asked)
     assert result.outcome == "answer" and result.verdicts["named"] is None
-    assert not any(c.schema and set(c.schema["properties"]) == {"names"} for c in backend.calls)
+    assert not any(stage_of(c.schema) == "named" for c in backend.calls)
 
 
 def test_a_how_long_question_answered_without_a_number_is_unsure():

@@ -56,8 +56,9 @@ def reads(term: str):
     """A reading back end that states `term` from the passage line holding it, and nothing elsewhere."""
 
     def respond(messages, schema):
-        if stage_of(schema) in AGREEING:  # the check readings of the answer agree
-            return AGREEING[stage_of(schema)]
+        check = AGREEING.get(stage_of(schema))
+        if check is not None:  # the check readings of the answer agree
+            return dict(check)
         data = messages[-1].content.split("<<<DATA", 1)[-1]
         line = next((ln for ln in data.splitlines() if term in ln and ln.startswith("[T")), None)
         if line is None:

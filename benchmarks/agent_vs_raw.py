@@ -138,11 +138,13 @@ def main(argv: list[str] | None = None) -> int:
     from refind_desktop.eval.datasets import load_units
     from refind_desktop.eval.qa import answer_question, make_model
     from refind_desktop.eval.runner import QuestionServices, unit_services
+    from refind_desktop.llm.llama import new_llama
 
     settings = load_settings()
     backend = make_model(settings, "llama", args.model)
     backend.load()  # the agent's first call is not timed with the model's load
-    raw = llama_cpp.Llama(
+    raw = new_llama(
+        llama_cpp,
         model_path=str(backend.model_path),
         n_ctx=backend.n_ctx,
         n_threads=backend.n_threads,

@@ -49,7 +49,8 @@ def parse_config(text: str) -> dict:
     for part in text.split(","):
         if part.strip():
             k, v = part.split("=", 1)
-            out[k.strip()] = _value(v.strip()) if k.strip() != "flash_attn" else bool(int(v))
+            flag = k.strip() in ("flash_attn", "extra_buffers")
+            out[k.strip()] = bool(int(v)) if flag else _value(v.strip())
     return out
 
 
@@ -57,10 +58,12 @@ def measure(model: Path, params: dict, sizes: tuple[int, ...], gen: int, repeat:
     """Prompt tokens/s per size and generation tokens/s for one setting."""
     import llama_cpp
 
+    from refind_desktop.llm.llama import new_llama
+
     threads = os.cpu_count() or 1
     kw = {"n_threads": threads, "n_threads_batch": threads, "n_batch": 512, "n_ubatch": 512} | params
     t0 = time.perf_counter()
-    llm = llama_cpp.Llama(model_path=str(model), n_ctx=n_ctx, verbose=False, **kw)
+    llm = new_llama(llama_cpp, model_path=str(model), n_ctx=n_ctx, verbose=False, **kw)
     load = time.perf_counter() - t0
     base = llm.tokenize(
         b"The user talked about gardening, bikes, trips and recipes in many old chats. " * 400, add_bos=False

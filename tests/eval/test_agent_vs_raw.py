@@ -11,7 +11,7 @@ llama_cpp = pytest.importorskip("llama_cpp", reason='llama-cpp-python not instal
 from helpers.scripts import benchmark  # noqa: E402
 
 from refind_desktop.llm.base import ChatMessage  # noqa: E402
-from refind_desktop.llm.llama import LlamaBackend  # noqa: E402
+from refind_desktop.llm.llama import LlamaBackend, new_llama  # noqa: E402
 
 bench = benchmark("agent_vs_raw")
 
@@ -26,7 +26,7 @@ SCHEMA = {
 def test_each_call_is_replayed_with_the_same_tokens_and_the_same_cached_prefix(embedded_gguf: Path):
     backend = LlamaBackend(embedded_gguf, n_ctx=1024)
     backend.load()
-    raw = llama_cpp.Llama(model_path=str(embedded_gguf), n_ctx=1024, verbose=False, **backend.tuning)
+    raw = new_llama(llama_cpp, model_path=str(embedded_gguf), n_ctx=1024, verbose=False, **backend.tuning)
     replaying = bench.Replaying(backend, raw)
     first = [
         ChatMessage("system", "You pick search keywords for questions about a person's chat history."),

@@ -48,6 +48,14 @@ def test_reused_prefix_rules():
     assert reused_prefix([], [1, 2]) == 0
 
 
+def test_the_weights_load_into_plain_cpu_buffers_and_the_library_defaults_stay(backend: LlamaBackend):
+    # llama.cpp's extra buffer types put the weights on AMX tiles when the CPU reports AMX; on a VM
+    # that reports AMX its host does not let it run, the first matrix product there is a segfault
+    assert backend._llm.model_params.use_extra_bufts is False
+    assert llama_cpp.llama_model_default_params().use_extra_bufts is True  # swapped for the load only
+    assert backend.complete([ChatMessage("user", "Reply with OK.")], max_tokens=4).text
+
+
 def test_schema_call_returns_valid_json(backend: LlamaBackend):
     assert isinstance(backend, LLMBackend)
     out = backend.complete(

@@ -52,19 +52,11 @@ LOGGER = "llama-cpp-python"
 _DEFAULTS_LOCK = threading.Lock()
 
 
-def new_llama(llama_cpp: Any, *, extra_buffers: bool = False, **params: Any) -> Any:
-    """`llama_cpp.Llama(**params)`, its weights in llama.cpp's plain CPU buffers unless `extra_buffers`.
-
-    llama.cpp otherwise moves weights into "extra" buffer types: AMX tiles on a CPU that reports AMX,
-    or weights repacked for wider SIMD. On a virtual machine whose CPU reports AMX that the host does
-    not let it use, the first matrix product on those tiles kills the process with a segmentation
-    fault, which no Python code can catch. Plain buffers run everywhere. On a 2-core AVX-512 VM, with
-    llama.cpp built without AMX, the embedded model read 151 prompt tokens/s with them against 109
-    with repacked weights, and wrote 11.6 tokens/s against 13.9: a reading (about 380 new prompt
-    tokens, 46 written) takes about as long either way. llama-cpp-python has no argument for it, so
-    its model defaults are swapped for the length of the load."""
-    if extra_buffers:
-        return llama_cpp.Llama(**params)
+@contextlib.contextmanager
+def plain_buffers(llama_cpp: Any) -> Iterator[None]:
+    """While open, models that llama-cpp-python loads keep their weights in llama.cpp's plain CPU
+    buffers (see `new_llama`). llama-cpp-python has no argument for it, so its model defaults are
+    swapped meanwhile; one load at a time."""
     api = llama_cpp.llama_cpp  # the C API module `Llama` reads its model defaults from
     default = api.llama_model_default_params
 
@@ -77,9 +69,25 @@ def new_llama(llama_cpp: Any, *, extra_buffers: bool = False, **params: Any) -> 
     with _DEFAULTS_LOCK:
         api.llama_model_default_params = plain
         try:
-            return llama_cpp.Llama(**params)
+            yield
         finally:
             api.llama_model_default_params = default
+
+
+def new_llama(llama_cpp: Any, *, extra_buffers: bool = False, **params: Any) -> Any:
+    """`llama_cpp.Llama(**params)`, its weights in llama.cpp's plain CPU buffers unless `extra_buffers`.
+
+    llama.cpp otherwise moves weights into "extra" buffer types: AMX tiles on a CPU that reports AMX,
+    or weights repacked for wider SIMD. On a virtual machine whose CPU reports AMX that the host does
+    not let it use, the first matrix product on those tiles kills the process with a segmentation
+    fault, which no Python code can catch. Plain buffers run everywhere. On a 2-core AVX-512 VM, with
+    llama.cpp built without AMX, the embedded model read 151 prompt tokens/s with them against 109
+    with repacked weights, and wrote 11.6 tokens/s against 13.9: a reading (about 380 new prompt
+    tokens, 46 written) takes about as long either way."""
+    if extra_buffers:
+        return llama_cpp.Llama(**params)
+    with plain_buffers(llama_cpp):
+        return llama_cpp.Llama(**params)
 
 
 def quiet_load(llama_cpp: Any, **params: Any) -> Any:

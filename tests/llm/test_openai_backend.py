@@ -1,4 +1,5 @@
-"""The OpenAI back end against a real OpenAI-compatible peer: llama.cpp's server on 127.0.0.1."""
+"""The OpenAI back end against a real OpenAI-compatible peer: llama.cpp's server on 127.0.0.1 (started
+through tests/helpers/llama_server.py, which loads the model as the product does)."""
 
 from __future__ import annotations
 
@@ -42,8 +43,7 @@ def server(embedded_gguf: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
         proc = subprocess.Popen(
             [
                 sys.executable,
-                "-m",
-                "llama_cpp.server",
+                str(Path(__file__).parents[1] / "helpers" / "llama_server.py"),
                 "--model",
                 str(embedded_gguf),
                 "--host",

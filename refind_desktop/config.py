@@ -58,7 +58,8 @@ class Settings:
     max_searches: int = 4
     """Search rounds per question in ReFind mode (one-shot controller)."""
     controller: str = "auto"
-    """ReFind controller: "small" (stepwise, for small local models: one relevance call per search),
+    """ReFind controller: "small" (stepwise, for small local models: a relevance call per search when the
+    question adds things up),
     "reader" (the first searches with no relevance call and no follow-up: the answer stage's reading
     judges), "oneshot" (the paper's take_note controller, for strong models) or "auto" (by the model: the
     catalog's default, else by size)."""

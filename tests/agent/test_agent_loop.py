@@ -87,7 +87,7 @@ def test_one_batched_relevance_call_per_search(svc):
     from refind_desktop.agent.controllers import SmallController
 
     backend = ScriptedBackend(by_stage(relevance={"relevant": [1, 3]}, answer="ok [S1 T1]"))
-    once = SmallController(second_look=False)
+    once = SmallController(second_look=False, judge_single=True)
     result = Agent(svc.engine, backend, options=svc.search_options(top_k=4), controller=once).run(
         "umbrella Louvre shop?", NOW
     )
@@ -129,7 +129,7 @@ def test_a_repeated_model_query_is_not_run(svc):
     backend = ScriptedBackend(
         by_stage(relevance=NONE, query={"keywords": first, "date_from": None, "date_to": None}, answer="x")
     )
-    controller = SmallController(max_rounds=2, model_keywords=True, second_look=False)
+    controller = SmallController(max_rounds=2, model_keywords=True, second_look=False, judge_single=True)
     result = Agent(svc.engine, backend, controller=controller).run(question, NOW)
     assert sum(stage_of(c.schema) == "query" for c in backend.calls) == 1  # the model proposed a repeat
     a, b = result.searches
@@ -177,12 +177,17 @@ def test_a_dead_back_end_is_an_error_not_an_abstention(svc):
 
 
 def test_invalid_output_is_retried_a_bounded_number_of_times(svc):
+    from refind_desktop.agent.controllers import SmallController
+
     backend = ScriptedBackend(
         by_stage(
             relevance=NONE, query={"keywords": ["x"], "date_from": None, "date_to": None}, answer="x [S1 T1]"
         )
     ).enqueue("not json", {"relevant": [9]}, {"wrong": 1})
-    result = Agent(svc.engine, backend, config=small(max_retries=2)).run("umbrella Louvre?", NOW)
+    judged = SmallController(judge_single=True)
+    result = Agent(svc.engine, backend, config=small(max_retries=2), controller=judged).run(
+        "umbrella Louvre?", NOW
+    )
     retries = [e for e in result.trajectory if isinstance(e, RetryEvent)]
     assert [r.attempt for r in retries] == [1, 2, 3] and retries[-1].gave_up
     assert "invalid" in backend.calls[1].messages[-1].content  # the error goes back to the model
@@ -194,7 +199,7 @@ def test_first_search_can_return_more_results_than_the_follow_ups(svc):
 
     backend = ScriptedBackend(by_stage(relevance={"relevant": [1]}, answer="x"))
     options = svc.search_options(top_k=1, context_window=0)
-    controller = SmallController(max_rounds=3, first_k=3, second_look=False)
+    controller = SmallController(max_rounds=3, first_k=3, second_look=False, judge_single=True)
     result = Agent(svc.engine, backend, options=options, controller=controller).run("umbrella?", NOW)
     first = result.searches[0]
     assert first.top_k == 3 and len(first.hits) == 3  # three umbrella sessions, one turn each
@@ -283,10 +288,12 @@ def test_second_look_ranks_the_same_words_by_turn_bm25_without_the_seen_sessions
 
     options = svc.search_options(top_k=1, context_window=0)
     backend = ScriptedBackend(by_stage(relevance=relevance, answer="x"))
-    once = Agent(svc.engine, backend, options=options, controller=SmallController(second_look=False))
+    once = Agent(
+        svc.engine, backend, options=options, controller=SmallController(second_look=False, judge_single=True)
+    )
     assert len(once.run("Where is the umbrella from?", NOW).searches) == 1
     backend = ScriptedBackend(by_stage(relevance=relevance, answer="x"))
-    result = Agent(svc.engine, backend, options=options, controller=SmallController()).run(
+    result = Agent(svc.engine, backend, options=options, controller=SmallController(judge_single=True)).run(
         "Where is the umbrella from?", NOW
     )
     a, b = result.searches
@@ -375,9 +382,9 @@ def test_result_json_shape(svc):
     ) == {"read"}
     read = next(t for t in data["trajectory"] if t["type"] == "read" and t["items"])
     assert read["items"][0]["turn"] == 2 and "30 euros" in read["items"][0]["words"]
-    usage = data["usage"]  # the first search, the second look, a relevance call each, the reading, the
-    # confirming reading of the answer's cited turn
-    assert usage["llm_calls"] == len(backend.calls) == 4 and usage["searches"] == 2
+    usage = data["usage"]  # the first search and the second look (a question about one fact: no
+    # relevance call), the reading, the confirming reading of the answer's cited turn
+    assert usage["llm_calls"] == len(backend.calls) == 2 and usage["searches"] == 2
     assert {"prompt_tokens", "completion_tokens", "search_seconds", "model_seconds"} <= set(usage)
 
 
@@ -444,3 +451,26 @@ def test_the_reader_controller_makes_no_relevance_call_and_keeps_every_result(sv
     found = {(sid, turn) for s in result.searches for _, sid, turn in s.hits}
     assert len(result.searches) == 2 and found == {(n.block.session_id, n.block.turn) for n in result.notes}
     assert finish(result).reason == "unjudged"
+
+
+def test_small_reads_a_lookups_results_unjudged_and_judges_those_of_a_question_that_adds_up(svc):
+    # a question about one fact runs `reader`'s searches with no relevance call (stage 2's reading
+    # judges each passage); one that adds things up has each search's results judged, and follow-ups
+    lookup = "Where did I buy my umbrella?"
+    backend = ScriptedBackend(by_stage(relevance={"relevant": [1]}, answer="x"))
+    result = Agent(svc.engine, backend, config=small(max_rounds=3)).run(lookup, NOW)
+    assert not any(stage_of(c.schema) == "relevance" for c in backend.calls)
+    assert {n.how for n in result.notes} == {"kept"} and finish(result).reason == "unjudged"
+    as_reader = Agent(
+        svc.engine,
+        ScriptedBackend(by_stage(answer="x")),
+        config=AgentConfig(controller="reader", max_rounds=3),
+    ).run(lookup, NOW)
+    assert [s.hits for s in result.searches] == [s.hits for s in as_reader.searches]
+    assert [(n.block.session_id, n.block.turn) for n in result.notes] == [
+        (n.block.session_id, n.block.turn) for n in as_reader.notes
+    ]
+    backend = ScriptedBackend(by_stage(relevance={"relevant": [1]}, answer="x"))
+    count = Agent(svc.engine, backend, config=small(max_rounds=3)).run("How many umbrellas did I buy?", NOW)
+    relevance = [c for c in backend.calls if stage_of(c.schema) == "relevance"]
+    assert len(relevance) == len(count.searches) >= 2 and "judged" in {n.how for n in count.notes}

@@ -108,7 +108,7 @@ def test_cli_ask_shows_evidence_first_then_streams_the_answer(svc, monkeypatch, 
     # the first search's top hit, verbatim with its session date, before any note or answer
     assert lines[first + 1].startswith("  2024-02-20  s:bike turn ") and "user: " in lines[first + 1]
     assert "bike" in lines[first + 1].split("user: ", 1)[1]
-    assert "noted [1]" in out.err and "finished (found)" in out.err
+    assert "noted [1]" in out.err and "finished (unjudged)" in out.err  # a lookup: the reading judges
     assert out.out.startswith("A blue Trek [S1 T0]") and "sources: [S1 T0] s:bike turn 0" in out.out
 
 

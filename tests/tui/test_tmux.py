@@ -81,7 +81,7 @@ def test_ask_in_a_real_terminal(chats: Path, refind_home: Path):
 @pytest.mark.slow
 def test_first_hits_show_while_the_real_model_loads(chats: Path, refind_home: Path, embedded_gguf: Path):
     """`refind tui` with the embedded model: the first search's hits are on the screen before the
-    model has loaded and read anything (its readings come from the model: they appear later)."""
+    model has loaded and answered anything (the answer, with its citations, appears later)."""
     session = f"refind-test-{uuid.uuid4().hex[:8]}"
     env = {
         **os.environ,
@@ -103,8 +103,8 @@ def test_first_hits_show_while_the_real_model_loads(chats: Path, refind_home: Pa
         tmux("send-keys", "-t", session, "Enter")
         first = screen_until(session, lambda s: "search flight, Lisbon" in s, timeout=120)
         assert "2025-03-10" in first  # the hit's evidence line, verbatim
-        assert "📖 read" not in first and "model answering" not in first  # no model output yet
-        later = screen_until(session, lambda s: "📖 read" in s, timeout=600)
+        assert "[S1 T" not in first and "model answering" not in first  # no model output yet
+        later = screen_until(session, lambda s: "[S1 T" in s, timeout=600)  # the answer's citation
         assert "search flight, Lisbon" in later and ": qwen2.5" in later  # the model's name
         tmux("send-keys", "-t", session, "C-q")
     finally:

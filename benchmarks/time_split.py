@@ -10,6 +10,9 @@ For each run and model stage ("controller": the relevance calls; "answer": the r
 generated tokens per call, seconds per call and per question, and the stage's share of the model's
 seconds. Then the run's own rates, fitted over all its calls by least squares (seconds = a × new prompt
 tokens + b × generated tokens): what one more token of each kind costs on the machine that made the run.
+Calls decoded together (a "batch" in their record: the readings of a question that reads all its
+passages) share their batch's seconds evenly; they count in their stage's seconds, and a stage that has
+them says how many calls a batch held on average. The rates are fitted over the calls made alone.
 Preference questions are left out unless --all.
 """
 
@@ -53,21 +56,30 @@ def stages(recs: list[dict]) -> list[dict]:
                 "s_per_call": secs / k,
                 "s_per_q": secs / n,
                 "share": secs / total,
+                "batch": sum(c.get("batch", 0) for c in cs) / max(1, sum(1 for c in cs if c.get("batch"))),
             }
         )
     return rows
 
 
 def rates(recs: list[dict]) -> tuple[float, float] | None:
-    """(seconds per new prompt token, seconds per generated token) fitted over every call, or None."""
+    """(seconds per new prompt token, seconds per generated token) fitted over the calls made alone, or
+    None."""
     sxx = sxy = syy = sx = sy = 0.0
     for c in calls(recs):
+        if c.get("batch"):
+            continue
         p, g, s = float(new_tokens(c)), float(c["completion_tokens"]), float(c["seconds"])
         sxx, sxy, syy, sx, sy = sxx + p * p, sxy + p * g, syy + g * g, sx + p * s, sy + g * s
     det = sxx * syy - sxy * sxy
     if det <= 0:
         return None
     return (sx * syy - sy * sxy) / det, (sy * sxx - sx * sxy) / det
+
+
+def batched(row: dict) -> str:
+    """ " (batches of 5.2)" for a stage whose calls were decoded together, else ""."""
+    return f" (batches of {row['batch']:.1f})" if row["batch"] else ""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -89,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         ]
         for s in stages(recs):
             print(
-                f"| {name} ({len(recs)}) | {s['stage']} | {s['calls_per_q']:.2f} | {s['new_prompt']:.0f} | "
+                f"| {name} ({len(recs)}) | {s['stage']}{batched(s)} | {s['calls_per_q']:.2f} | {s['new_prompt']:.0f} | "
                 f"{s['generated']:.1f} | {s['s_per_call']:.2f} | {s['s_per_q']:.1f} | {s['share']:.2f} |"
             )
         fitted.append((name, rates(recs)))

@@ -16,7 +16,7 @@ from .answerers import Answerer, Composed, Found, answerer_for
 from .dates import local_day
 from .events import AnswerEvent, AnswerTokenEvent, Note
 from .evidence import Line, Passage, passages
-from .reading import Item, read
+from .reading import Item, read, read_many
 from .render import neutralise
 from .run import Run
 
@@ -208,14 +208,19 @@ def reading(
     budget: int,
     done: list[Passage],
     people: set[str] = frozenset(),
+    known: dict[int, list[Item]] | None = None,
 ) -> list[Item]:
     """The checked items of `group`'s passages, read in order until `budget` passages were read or the
     answerer has `enough`; each passage read is added to `done`. A question that names people of the
-    chat (`people`) is answered from their own messages: another speaker's turn states nothing for it."""
+    chat (`people`) is answered from their own messages: another speaker's turn states nothing for it.
+    `known`: the items of passages read already (by `id`), as `read_ahead` gives them."""
     items: list[Item] = []
     stating = 0
     for passage in group[: max(0, budget)]:
-        got = read(run, run.asked, passage, passage.order)
+        if known is not None and id(passage) in known:
+            got = known[id(passage)]
+        else:
+            got = read(run, run.asked, passage, passage.order)
         if people:
             got = [it for it in got if (ln := passage.line(it.ref)) is not None and ln.view.speaker in people]
         done.append(passage)
@@ -225,6 +230,19 @@ def reading(
             if answerer.enough and stating >= answerer.enough:
                 break
     return items
+
+
+def read_ahead(
+    run: Run, answerer: Answerer, first: list[Passage], aside: list[Passage]
+) -> dict[int, list[Item]]:
+    """For a kind that reads its whole budget, every passage it will read (the first group's, then the
+    set-aside ones within what is left of the budget) read at once: one batch on the embedded model
+    (`Run.ask_many`). Their items by passage `id`; empty for a kind that stops at the first answer."""
+    if answerer.enough:
+        return {}
+    plan = first[: answerer.read]
+    plan = plan + aside[: max(0, answerer.read - len(plan))]
+    return {id(p): got for p, got in zip(plan, read_many(run, run.asked, plan), strict=True)}
 
 
 def line_of(done: list[Passage], ref: tuple[str, int]) -> Line | None:
@@ -248,12 +266,13 @@ def answer(run: Run) -> Answer:
     answerer = answerer_for(q.kind)
     done: list[Passage] = []
     people = set() if q.personal else named_people(q, evidence)
-    items = reading(run, answerer, first, answerer.read, done, people)
+    known = read_ahead(run, answerer, first, aside)
+    items = reading(run, answerer, first, answerer.read, done, people, known)
     if aside and (not items or not answerer.enough):
         # the passages set aside by wording are read too, within what is left of the answerer's reading
         # budget: before abstaining (the notes may lack it), and always for a kind that reads its whole
         # budget (the newest value, a count, a list: a passage left unread may hold a newer or another one)
-        items += reading(run, answerer, aside, answerer.read - len(done), done, people)
+        items += reading(run, answerer, aside, answerer.read - len(done), done, people, known)
     if q.personal and any(it.personal for it in items):
         # a question about the person is answered from what the person said, not from a reply (reading
         # on past a reply for the person's own words lost a right answer on the check halves: not done)

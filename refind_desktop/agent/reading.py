@@ -281,18 +281,32 @@ def holder(passage: Passage, turn: int, words: str) -> Line | None:
 
 def read(run: Run, q: Question, passage: Passage, order: int) -> list[Item]:
     """One reading call over `passage` (see the module docstring); its checked items."""
-    labels = [label(ln.view.turn) for ln in passage.lines]
-    room = 40 + 60 * MAX_ITEMS.get(q.kind, 1)
-    data = run.ask("read", prompt(q, passage, run.tz), schema(q.kind, labels), room, usage_stage="answer")
-    items = check(q, passage, data or {}, run.tz, order)
-    stated = [
-        {
-            "turn": it.ref[1],
-            "words": it.words,
-            "value": it.value,
-            "day": it.day.day.isoformat() if it.day else None,
-        }
-        for it in items
+    return read_many(run, q, [passage])[0]
+
+
+def read_many(run: Run, q: Question, passages: list[Passage]) -> list[list[Item]]:
+    """One reading call for each of `passages` (their order is each one's `order`), made together when
+    the back end decodes several calls at once; each passage's checked items, in order."""
+    steps = [
+        (
+            prompt(q, p, run.tz),
+            schema(q.kind, [label(ln.view.turn) for ln in p.lines]),
+            40 + 60 * MAX_ITEMS.get(q.kind, 1),
+        )
+        for p in passages
     ]
-    run.emit(ReadEvent(run.round, passage.session_id, [ln.view.turn for ln in passage.lines], stated))
-    return items
+    out = []
+    for passage, data in zip(passages, run.ask_many("read", steps, usage_stage="answer"), strict=True):
+        items = check(q, passage, data or {}, run.tz, passage.order)
+        stated = [
+            {
+                "turn": it.ref[1],
+                "words": it.words,
+                "value": it.value,
+                "day": it.day.day.isoformat() if it.day else None,
+            }
+            for it in items
+        ]
+        run.emit(ReadEvent(run.round, passage.session_id, [ln.view.turn for ln in passage.lines], stated))
+        out.append(items)
+    return out

@@ -176,8 +176,11 @@ class Run:
         self.account(stage, comp, time.perf_counter() - t0, schema is not None)
         return comp
 
-    def account(self, stage: str, comp: Completion, spent: float, constrained: bool = False) -> None:
-        """Add one call's usage to the run's totals and its record to `call_log`."""
+    def account(
+        self, stage: str, comp: Completion, spent: float, constrained: bool = False, batch: int = 0
+    ) -> None:
+        """Add one call's usage to the run's totals and its record to `call_log` (`batch`: the calls it
+        was decoded with, itself included, when it was one of a batch; its seconds are its share)."""
         u = comp.usage
         one = Usage(u.prompt_tokens, u.completion_tokens, u.reprocessed_prompt_tokens, 1, spent)
         self.usage.add(one)
@@ -191,6 +194,7 @@ class Run:
                 "completion_tokens": u.completion_tokens,
                 "seconds": round(spent, 3),
             }
+            | ({"batch": batch} if batch else {})
         )
 
     def stream(self, stage: str, prompt: str, max_tokens: int) -> str:
@@ -215,6 +219,31 @@ class Run:
         self.account(stage, final, time.perf_counter() - t0)
         return ("".join(pieces) or final.text).strip()
 
+    def ask_many(
+        self, stage: str, steps: list[tuple[str, dict, int]], usage_stage: str = "controller"
+    ) -> list[Any]:
+        """Several independent `ask` steps `(text, schema, max_tokens)`: their first attempts made in one
+        batch when the back end decodes several calls together (`complete_many`), else one by one; a
+        reply that needs another attempt gets it alone. The results in order."""
+        many = getattr(self.backend, "complete_many", None)
+        if many is None or len(steps) < 2:
+            return [
+                self.ask(stage, text, schema, room, usage_stage=usage_stage) for text, schema, room in steps
+            ]
+        self.check_cancel()
+        t0 = time.perf_counter()
+        firsts = many(
+            [(self.messages(text), schema, room) for text, schema, room in steps], self.check_cancel
+        )
+        share = (time.perf_counter() - t0) / len(steps)
+        for comp in firsts:
+            if isinstance(comp, Completion):
+                self.account(usage_stage, comp, share, True, batch=len(steps))
+        return [
+            self.ask(stage, text, schema, room, usage_stage=usage_stage, first=comp)
+            for (text, schema, room), comp in zip(steps, firsts, strict=True)
+        ]
+
     def messages(self, text: str) -> list[ChatMessage]:
         """The run's system prompt and one user message."""
         return [ChatMessage("system", self.system), ChatMessage("user", text)]
@@ -227,16 +256,23 @@ class Run:
         max_tokens: int,
         check: Callable[[Any], tuple[Any, str | None]] = lambda d: (d, None),
         usage_stage: str = "controller",
+        first: Completion | Exception | None = None,
     ) -> Any:
         """One schema-constrained step: call, check the program's rules, retry invalid output a bounded
         number of times (each a RetryEvent). None when it never became valid. A dead back end, a
-        context overflow or any other back-end failure propagates: it is not an invalid output."""
+        context overflow or any other back-end failure propagates: it is not an invalid output.
+        `first` is the first attempt's reply when it was already made (`ask_many`)."""
         base = self.messages(text)
         messages = base
         for attempt in range(1, self.max_retries + 2):
             raw, cut = "", False
             try:
-                comp = self.call(usage_stage, messages, schema, max_tokens)
+                if attempt == 1 and first is not None:
+                    if isinstance(first, Exception):
+                        raise first
+                    comp = first
+                else:
+                    comp = self.call(usage_stage, messages, schema, max_tokens)
                 raw = comp.text
                 data = comp.data
                 if data is None:  # a back end without schema support: parse and check here, once

@@ -18,7 +18,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +26,10 @@ from ..errors import (
     BackendError,
     BackendUnavailableError,
     ContextOverflowError,
+    InvalidOutputError,
     MissingDependencyError,
     NotFoundError,
+    TruncatedOutputError,
 )
 from .base import ChatMessage, Completion, TokenChoice, Usage
 from .schema import parse_json_output
@@ -176,6 +178,8 @@ class LlamaBackend:
         """The GrammarFirst sampler once the model is loaded (its counters), or None."""
         self._lock = threading.Lock()
         self._llm: Any = None
+        self._batcher: Any = None
+        """The BatchDecoder of `complete_many` (its own context), made on first use."""
 
     def __repr__(self) -> str:
         return f"LlamaBackend({self.model_path.name!r}, n_ctx={self.n_ctx}, n_threads={self.n_threads})"
@@ -303,6 +307,80 @@ class LlamaBackend:
                 truncated=choice.get("finish_reason") == "length",
             )
         return Completion(text=text, usage=usage, data=data, tokens=tokens)
+
+    def complete_many(
+        self, calls: list[tuple[list[ChatMessage], dict, int]], step: Callable[[], None] | None = None
+    ) -> list[Completion | Exception]:
+        """Several schema calls `(messages, schema, max_tokens)` decoded side by side (llm/llama_batch.py),
+        each as `complete` would make it (the same prompt tokens and grammar, greedy); a reply that is not
+        valid JSON under its schema comes back as its InvalidOutputError or TruncatedOutputError. The
+        batch's seconds are shared evenly between its calls. `step` runs before each decoding step."""
+        from .llama_batch import BatchDecoder
+
+        with self._lock:
+            llm = self._model()
+            start = time.perf_counter()
+            requests = [self._request(llm, messages, schema, room) for messages, schema, room in calls]
+            for req in requests:
+                if len(req.tokens) >= self.n_ctx:
+                    raise ContextOverflowError(
+                        f"Requested tokens ({len(req.tokens)}) exceed context window of {self.n_ctx}; "
+                        "raise n_ctx (`refind config`) or send less text"
+                    )
+            if self._batcher is None:
+                self._batcher = BatchDecoder(llm, self._llama_cpp)
+            try:
+                replies = self._batcher.run(requests, step)
+            except RuntimeError as exc:
+                raise BackendError(f"llama.cpp failed during generation ({exc})") from exc
+            share = (time.perf_counter() - start) / max(1, len(calls))
+        out: list[Completion | Exception] = []
+        for (_messages, schema, _room), req, reply in zip(calls, requests, replies, strict=True):
+            usage = Usage(len(req.tokens), len(reply.tokens), reply.evaluated, 1, share)
+            try:
+                data = parse_json_output(
+                    reply.text,
+                    schema,
+                    f"local model {self.model_path.name}",
+                    truncated=reply.finish == "length",
+                )
+            except (InvalidOutputError, TruncatedOutputError) as exc:
+                out.append(exc)
+                continue
+            out.append(Completion(text=reply.text, usage=usage, data=data))
+        return out
+
+    @staticmethod
+    def _request(llm: Any, messages: list[ChatMessage], schema: dict, max_tokens: int) -> Any:
+        """The prompt tokens, grammar and stop strings `create_chat_completion` would generate from (its
+        chat handler's own, caught on their way to `create_completion`)."""
+        from .llama_batch import Request
+
+        seen: dict = {}
+
+        class Caught(Exception):
+            pass
+
+        def catch(**kw: Any) -> None:
+            seen.update(kw)
+            raise Caught
+
+        llm.create_completion = catch
+        try:
+            llm.create_chat_completion(
+                messages=[{"role": m.role, "content": m.content} for m in messages],
+                max_tokens=max_tokens,
+                temperature=0.0,
+                response_format={"type": "json_object", "schema": schema},
+            )
+        except Caught:
+            pass
+        finally:
+            del llm.create_completion
+        stop = seen.get("stop") or []
+        return Request(
+            list(seen["prompt"]), seen["grammar"], [stop] if isinstance(stop, str) else list(stop), max_tokens
+        )
 
     @staticmethod
     def _choice(llm: Any, chosen: int, top: list[tuple[int, float]]) -> TokenChoice:

@@ -224,3 +224,79 @@ def test_loading_leaves_the_terminal_file_descriptors_alone(embedded_gguf: Path,
     assert b.complete([ChatMessage("user", "Say hi.")], max_tokens=3).text  # and it stays quiet
     out = capfd.readouterr()
     assert out.out == "" and out.err == ""
+
+
+def test_calls_decoded_together_read_the_same_prompts_and_write_valid_json_in_fewer_steps(
+    backend: LlamaBackend,
+):
+    from refind_desktop.llm.llama_batch import BatchDecoder
+
+    colour = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["found", "colour"],
+        "properties": {"found": {"type": "boolean"}, "colour": {"type": "string", "maxLength": 20}},
+    }
+    notes = ["My new bike is blue.", "The car we rented was red and fast.", "We painted the fence green."]
+    calls = [
+        ([SYSTEM, ChatMessage("user", f"Chat: {text}\nWhat colour is named? Reply as JSON.")], colour, 30)
+        for text in notes
+    ]
+    alone = [backend.complete(m, schema=s, max_tokens=n) for m, s, n in calls]
+    backend._batcher = None
+    counted: list[int] = []
+    original = BatchDecoder._feed
+
+    def feed(self, entries):
+        counted.append(len(entries))
+        return original(self, entries)
+
+    BatchDecoder._feed = feed
+    try:
+        together = backend.complete_many(calls)
+    finally:
+        BatchDecoder._feed = original
+    assert all(isinstance(c, Completion) for c in together)
+    for one, many in zip(alone, together, strict=True):
+        assert many.usage.prompt_tokens == one.usage.prompt_tokens  # the chat handler's own prompt tokens
+        assert many.data["colour"].lower() in ("blue", "red", "green")
+    assert [c.data["colour"].lower() for c in together] == ["blue", "red", "green"]
+    # the shared start of the prompts is evaluated once; each reply's tokens are decoded side by side
+    for c in together[1:]:
+        assert c.usage.prompt_tokens - c.usage.reprocessed_prompt_tokens > 20
+    # and the system prompt the single calls' cache holds is copied over, not evaluated again
+    assert together[0].usage.reprocessed_prompt_tokens < together[0].usage.prompt_tokens - 20
+    steps = len(counted) - 2  # less the shared prefix and the prompts' tails
+    assert steps < sum(c.usage.completion_tokens for c in together)
+    assert steps <= max(c.usage.completion_tokens for c in together)
+    # the single calls' own cache is left as it was: the last single call's prompt is still all cached
+    again = backend.complete(calls[-1][0], schema=colour, max_tokens=30)
+    assert again.usage.reprocessed_prompt_tokens <= 1 and again.data == alone[-1].data
+
+
+def test_calls_decoded_together_stop_when_the_caller_stops_them_and_the_next_batch_still_works(
+    backend: LlamaBackend,
+):
+    class Stop(Exception):
+        pass
+
+    steps = []
+
+    def stop_at_third() -> None:
+        steps.append(1)
+        if len(steps) == 3:
+            raise Stop
+
+    calls = [
+        (
+            [SYSTEM, ChatMessage("user", f"Keywords for: where did I park on day {i}? Reply as JSON.")],
+            SCHEMA,
+            40,
+        )
+        for i in (1, 2)
+    ]
+    with pytest.raises(Stop):
+        backend.complete_many(calls, stop_at_third)
+    assert len(steps) == 3
+    again = backend.complete_many(calls)
+    assert all(isinstance(c, Completion) and c.data["action"] in ("search", "answer") for c in again)

@@ -1,0 +1,92 @@
+"""Readings made together: a question that reads its whole budget sends its readings in one batch when
+the back end decodes several calls at once; a reply that needs another attempt gets it alone; a question
+about one fact still reads one passage at a time and stops at the first that states it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from helpers.agent import ask_once, by_stage, day, reading_of, session
+
+from refind_desktop.agent.question import understand
+from refind_desktop.agent.run import Run
+from refind_desktop.errors import InvalidOutputError
+from refind_desktop.llm.base import ChatMessage, Completion
+from refind_desktop.llm.scripted import ScriptedBackend
+
+NOW = datetime(2024, 6, 1, tzinfo=UTC)
+
+BIKES = [
+    session("s:trek", day(2, 3), "I bought a road bike last week, a blue Trek", "It rides well"),
+    session("s:gravel", day(3, 9), "Picked up a gravel bike from the shop today", "Tyres are wide"),
+    session("s:kid", day(4, 2), "Got my daughter her first bike for her birthday", "She loved it"),
+    session("s:soup", day(4, 20), "Made leek soup for dinner", "Too salty"),
+]
+
+
+@dataclass
+class Batching(ScriptedBackend):
+    """The scripted double with `complete_many`, as the embedded back end has: each batch's size is
+    kept, and a reply listed in `spoil` (by its place in the batch) comes back invalid."""
+
+    batches: list[int] = field(default_factory=list)
+    spoil: set[int] = field(default_factory=set)
+
+    def complete_many(self, calls, step=None) -> list[Completion | Exception]:
+        self.batches.append(len(calls))
+        out: list[Completion | Exception] = []
+        for i, (messages, schema, room) in enumerate(calls):
+            if step:
+                step()
+            done = self.complete(messages, schema=schema, max_tokens=room)
+            out.append(InvalidOutputError("the reply was not JSON") if i in self.spoil else done)
+        return out
+
+
+def _ask(question: str, backend_type=ScriptedBackend):
+    import helpers.agent as helper  # ask_once builds a ScriptedBackend: the batching one takes its place
+
+    original = helper.ScriptedBackend
+    helper.ScriptedBackend = backend_type
+    try:
+        return ask_once(BIKES, question, NOW, relevance={"relevant": [1, 2, 3]}, read=reading_of("bike"))
+    finally:
+        helper.ScriptedBackend = original
+
+
+def test_a_count_reads_its_passages_in_one_batch_with_the_same_answer_as_one_by_one():
+    plain, one_by_one = _ask("How many bikes did I buy?")
+    batched, backend = _ask("How many bikes did I buy?", Batching)
+    assert backend.batches and max(backend.batches) >= 2  # the readings went together
+    reads = [c for c in backend.calls if c.schema and "found" in c.schema.get("properties", {})]
+    assert sum(backend.batches) == len(reads)  # every reading was one of a batch
+    assert batched.answer == plain.answer and batched.outcome == plain.outcome
+    assert [c.messages for c in backend.calls] == [c.messages for c in one_by_one.calls]  # same prompts
+    logged = [c for c in batched.call_log if c["stage"] == "answer" and "batch" in c]
+    assert logged and all(c["batch"] >= 2 for c in logged)
+
+
+def test_a_question_about_one_fact_reads_one_passage_at_a_time():
+    _result, backend = _ask("Which bike did I buy in February?", Batching)
+    assert backend.batches == []
+
+
+def test_a_batched_reply_that_is_invalid_is_asked_again_alone():
+    backend = Batching(by_stage(read={"found": False, "items": []}), spoil={1})
+    asked = understand("How many bikes did I buy?", NOW, UTC)
+    run = Run("q", NOW, UTC, asked, "", None, backend, "You read chats.", 5)  # type: ignore[arg-type]
+    schema = {
+        "type": "object",
+        "properties": {"found": {"type": "boolean"}, "items": {"type": "array", "maxItems": 1}},
+        "required": ["found", "items"],
+        "additionalProperties": False,
+    }
+    steps = [(f"Question: q\nChat excerpt:\n<<<DATA\n[T0] text {i}\nDATA>>>", schema, 60) for i in range(3)]
+    got = run.ask_many("read", steps, usage_stage="answer")
+    assert got == [{"found": False, "items": []}] * 3
+    assert backend.batches == [3]
+    assert len(backend.calls) == 4  # three in the batch, then the spoiled one again
+    retry = backend.calls[-1].messages
+    assert retry[-1].role == "user" and "invalid" in retry[-1].content
+    assert isinstance(retry[0], ChatMessage)

@@ -220,7 +220,7 @@ def reading(
         if known is not None and id(passage) in known:
             got = known[id(passage)]
         else:
-            got = read(run, run.asked, passage, passage.order)
+            got = read(run, run.asked, passage)
         if people:
             got = [it for it in got if (ln := passage.line(it.ref)) is not None and ln.view.speaker in people]
         done.append(passage)

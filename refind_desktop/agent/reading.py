@@ -279,7 +279,7 @@ def holder(passage: Passage, turn: int, words: str) -> Line | None:
     return next((ln for ln in passage.lines if copied(words, ln.view.text)), None)
 
 
-def read(run: Run, q: Question, passage: Passage, order: int) -> list[Item]:
+def read(run: Run, q: Question, passage: Passage) -> list[Item]:
     """One reading call over `passage` (see the module docstring); its checked items."""
     return read_many(run, q, [passage])[0]
 

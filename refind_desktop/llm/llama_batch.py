@@ -125,6 +125,7 @@ class BatchDecoder:
                 raise RuntimeError("llama.cpp could not make a context for batched calls")
             self._ctx = ctx
             self._batch = lib.llama_batch_init(self.n_batch, 0, 1)
+            self.llm._stack.callback(self.close)  # freed when the model is, before it
         return self._ctx
 
     # -- decoding ------------------------------------------------------------------------------------

@@ -77,7 +77,6 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     from refind_desktop.llm.llama import LlamaBackend
-    from refind_desktop.llm.llama_batch import BatchDecoder
 
     if args.model is None:
         from refind_desktop.llm.catalog import embedded_model_path
@@ -86,21 +85,13 @@ def main(argv: list[str] | None = None) -> int:
     backend = LlamaBackend(args.model)
     backend.load()
     work = calls(args.calls)
-    steps: list[int] = []
-    original = BatchDecoder._feed
-
-    def counting(self, entries):
-        steps.append(len(entries))
-        return original(self, entries)
-
-    BatchDecoder._feed = counting
     rows: dict = {}
     rss: dict = {}
     for name in ("one by one", "together"):
         best = None
         for _ in range(args.repeat):
             backend.load().reset()  # the single calls' cache starts empty, as the batch's context does
-            steps.clear()
+            feeds = backend._batcher.feeds if backend._batcher else 0
             t0 = time.perf_counter()
             if name == "one by one":
                 got = [backend.complete(m, schema=s, max_tokens=n) for m, s, n in work]
@@ -108,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
                 got = backend.complete_many(work)
             took = time.perf_counter() - t0
             if best is None or took < best[0]:
-                best = (took, got, len(steps))
+                best = (took, got, (backend._batcher.feeds - feeds) if name == "together" else 0)
         took, got, n_steps = best
         rss[name] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
         rows[name] = {

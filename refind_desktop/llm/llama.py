@@ -32,6 +32,7 @@ from ..errors import (
     TruncatedOutputError,
 )
 from .base import ChatMessage, Completion, TokenChoice, Usage
+from .llama_batch import common_start
 from .schema import parse_json_output
 
 
@@ -116,11 +117,7 @@ def quiet_load(llama_cpp: Any, **params: Any) -> Any:
 def reused_prefix(cached: list[int], prompt: list[int]) -> int:
     """Prompt tokens llama-cpp-python keeps from the KV cache: the longest common prefix, less one
     when the whole prompt is cached (it replays the last token to get fresh logits)."""
-    n = 0
-    for a, b in zip(cached, prompt, strict=False):
-        if a != b:
-            break
-        n += 1
+    n = common_start(cached, prompt)
     return n - 1 if n and n == len(prompt) else n
 
 

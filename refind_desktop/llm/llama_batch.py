@@ -44,16 +44,6 @@ class Reply:
     """Prompt tokens this call evaluated (the shared prefix counts for the first call of a batch)."""
 
 
-def shared_prefix(prompts: list[list[int]]) -> int:
-    """Tokens every prompt starts with, less one so that each prompt has a token of its own to end on."""
-    n = min(len(p) for p in prompts)
-    for i in range(n):
-        tok = prompts[0][i]
-        if any(p[i] != tok for p in prompts[1:]):
-            return i
-    return max(0, n - 1)
-
-
 def common_start(a: list[int], b: list[int]) -> int:
     """How many tokens `a` and `b` start with alike."""
     n = 0
@@ -62,6 +52,12 @@ def common_start(a: list[int], b: list[int]) -> int:
             break
         n += 1
     return n
+
+
+def shared_prefix(prompts: list[list[int]]) -> int:
+    """Tokens every prompt starts with, less one so that each prompt has a token of its own to end on."""
+    n = min(common_start(prompts[0], p) for p in prompts)
+    return min(n, min(len(p) for p in prompts) - 1) if n else 0
 
 
 def waves(requests: list[Request], n_ctx: int, size: int = SEQUENCES) -> list[list[int]]:
@@ -98,6 +94,9 @@ class BatchDecoder:
         self.n_batch = int(llm.context_params.n_batch)
         self._ctx: Any = None
         self._batch: Any = None
+        self.feeds = 0
+        """Feeds so far: one for a wave's shared prefix, one for its prompts' tails, then one a decoding
+        step (benchmarks and tests count the steps with it)."""
         self._kept: list[int] = []
         """The tokens whose cells sequence 0 keeps from the last wave (its shared prefix)."""
         self._data = np.zeros(self.n_vocab, dtype=[("id", np.intc), ("logit", np.single), ("p", np.single)])
@@ -133,6 +132,7 @@ class BatchDecoder:
     def _feed(self, entries: list[tuple[int, int, int, bool]]) -> dict[int, Any]:
         """Decode (token, position, sequence, wants logits) entries in batches of n_batch; the logits of
         each flagged entry, by sequence (copied: the next decode overwrites them)."""
+        self.feeds += 1
         lib, ctx, batch = self.lib, self._ctx, self._batch
         out: dict[int, Any] = {}
         for start in range(0, len(entries), self.n_batch):

@@ -229,8 +229,6 @@ def test_loading_leaves_the_terminal_file_descriptors_alone(embedded_gguf: Path,
 def test_calls_decoded_together_read_the_same_prompts_and_write_valid_json_in_fewer_steps(
     backend: LlamaBackend,
 ):
-    from refind_desktop.llm.llama_batch import BatchDecoder
-
     colour = {
         "type": "object",
         "additionalProperties": False,
@@ -244,18 +242,7 @@ def test_calls_decoded_together_read_the_same_prompts_and_write_valid_json_in_fe
     ]
     alone = [backend.complete(m, schema=s, max_tokens=n) for m, s, n in calls]
     backend._batcher = None
-    counted: list[int] = []
-    original = BatchDecoder._feed
-
-    def feed(self, entries):
-        counted.append(len(entries))
-        return original(self, entries)
-
-    BatchDecoder._feed = feed
-    try:
-        together = backend.complete_many(calls)
-    finally:
-        BatchDecoder._feed = original
+    together = backend.complete_many(calls)
     assert all(isinstance(c, Completion) for c in together)
     for one, many in zip(alone, together, strict=True):
         assert many.usage.prompt_tokens == one.usage.prompt_tokens  # the chat handler's own prompt tokens
@@ -266,7 +253,7 @@ def test_calls_decoded_together_read_the_same_prompts_and_write_valid_json_in_fe
         assert c.usage.prompt_tokens - c.usage.reprocessed_prompt_tokens > 20
     # and the system prompt the single calls' cache holds is copied over, not evaluated again
     assert together[0].usage.reprocessed_prompt_tokens < together[0].usage.prompt_tokens - 20
-    steps = len(counted) - 2  # less the shared prefix and the prompts' tails
+    steps = backend._batcher.feeds - 2  # less the shared prefix and the prompts' tails
     assert steps < sum(c.usage.completion_tokens for c in together)
     assert steps <= max(c.usage.completion_tokens for c in together)
     # the single calls' own cache is left as it was: the last single call's prompt is still all cached

@@ -142,16 +142,21 @@ class Run:
         return blocks
 
     # ---- notes --------------------------------------------------------------------------------
-    def note(self, indices: list[int], blocks: list[Block], how: str) -> None:
-        """take_note: save blocks (by result number) as notes."""
+    def note(self, indices: list[int], blocks: list[Block], how: str, step: int | None = None) -> None:
+        """take_note: save blocks (by result number) as notes, from the search of round `step` (default:
+        the current round)."""
+        step = self.round if step is None else step
         have = {(n.block.session_id, n.block.turn) for n in self.notes}
         saved = [blocks[i - 1] for i in indices if (blocks[i - 1].session_id, blocks[i - 1].turn) not in have]
         if not saved:
             return
-        self.notes.extend(Note(b, self.round, how) for b in saved)
+        self.notes.extend(Note(b, step, how) for b in saved)
+        line = next(
+            (k for k in range(len(self.history) - 1, -1, -1) if self.history[k].startswith(f"{step}. ")), -1
+        )
         if self.history:
-            self.history[-1] += f", saved {indices}"
-        self.emit(NoteEvent(self.round, indices, [(b.session_id, b.turn) for b in saved], how))
+            self.history[line] += f", saved {indices}"
+        self.emit(NoteEvent(step, indices, [(b.session_id, b.turn) for b in saved], how))
 
     def finish(self, reason: str, fallback: int = 3) -> None:
         """finish_search; when nothing was saved, keep the first search's top `fallback` results."""
@@ -220,15 +225,21 @@ class Run:
         return ("".join(pieces) or final.text).strip()
 
     def ask_many(
-        self, stage: str, steps: list[tuple[str, dict, int]], usage_stage: str = "controller"
+        self,
+        stage: str,
+        steps: list[tuple[str, dict, int]],
+        usage_stage: str = "controller",
+        check: Callable[[Any], tuple[Any, str | None]] = lambda d: (d, None),
     ) -> list[Any]:
-        """Several independent `ask` steps `(text, schema, max_tokens)`: their first attempts made in one
-        batch when the back end decodes several calls together (`complete_many`), else one by one; a
-        reply that needs another attempt gets it alone. The results in order."""
+        """Several independent `ask` steps `(text, schema, max_tokens)`, each checked by `check`: their
+        first attempts made in one batch when the back end decodes several calls together
+        (`complete_many`), else one by one; a reply that needs another attempt gets it alone. The results
+        in order."""
         many = getattr(self.backend, "complete_many", None)
         if many is None or len(steps) < 2:
             return [
-                self.ask(stage, text, schema, room, usage_stage=usage_stage) for text, schema, room in steps
+                self.ask(stage, text, schema, room, check, usage_stage=usage_stage)
+                for text, schema, room in steps
             ]
         self.check_cancel()
         t0 = time.perf_counter()
@@ -240,7 +251,7 @@ class Run:
             if isinstance(comp, Completion):
                 self.account(usage_stage, comp, share, True, batch=len(steps))
         return [
-            self.ask(stage, text, schema, room, usage_stage=usage_stage, first=comp)
+            self.ask(stage, text, schema, room, check, usage_stage=usage_stage, first=comp)
             for (text, schema, room), comp in zip(steps, firsts, strict=True)
         ]
 

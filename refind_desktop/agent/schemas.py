@@ -17,6 +17,7 @@ __all__ = [
     "extract_json",
     "next_schema",
     "query_schema",
+    "relevant_room",
     "relevant_schema",
     "validate",
 ]
@@ -61,6 +62,13 @@ def relevant_schema(k: int) -> dict:
     return _obj(
         {"relevant": {"type": "array", "items": {"type": "integer", "enum": numbers}, "maxItems": max(k, 1)}}
     )
+
+
+def relevant_room(k: int) -> int:
+    """Tokens a relevance reply over K results may take: room for every number listed (a digit, a comma
+    and a space each, about three tokens) and the JSON around them, so a reply that lists many results
+    is not cut and asked again (32 tokens hold about eight numbers)."""
+    return 32 + 3 * max(k, 1)
 
 
 def choose_schema(k: int) -> dict:

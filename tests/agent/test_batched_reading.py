@@ -4,15 +4,13 @@ about one fact still reads one passage at a time and stops at the first that sta
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from helpers.agent import ask_once, by_stage, day, reading_of, session
+from helpers.agent import Batching, ask_once, by_stage, day, reading_of, session
 
 from refind_desktop.agent.question import understand
 from refind_desktop.agent.run import Run
-from refind_desktop.errors import InvalidOutputError
-from refind_desktop.llm.base import ChatMessage, Completion
+from refind_desktop.llm.base import ChatMessage
 from refind_desktop.llm.scripted import ScriptedBackend
 
 NOW = datetime(2024, 6, 1, tzinfo=UTC)
@@ -23,25 +21,6 @@ BIKES = [
     session("s:kid", day(4, 2), "Got my daughter her first bike for her birthday", "She loved it"),
     session("s:soup", day(4, 20), "Made leek soup for dinner", "Too salty"),
 ]
-
-
-@dataclass
-class Batching(ScriptedBackend):
-    """The scripted double with `complete_many`, as the embedded back end has: each batch's size is
-    kept, and a reply listed in `spoil` (by its place in the batch) comes back invalid."""
-
-    batches: list[int] = field(default_factory=list)
-    spoil: set[int] = field(default_factory=set)
-
-    def complete_many(self, calls, step=None) -> list[Completion | Exception]:
-        self.batches.append(len(calls))
-        out: list[Completion | Exception] = []
-        for i, (messages, schema, room) in enumerate(calls):
-            if step:
-                step()
-            done = self.complete(messages, schema=schema, max_tokens=room)
-            out.append(InvalidOutputError("the reply was not JSON") if i in self.spoil else done)
-        return out
 
 
 def _ask(question: str, backend_type=ScriptedBackend):

@@ -1,10 +1,12 @@
 """The small-model controller: a deterministic first search and a second look with the turn ranking, for a
-question that adds things up one batched relevance call per search and follow-up searches, model-written
-keywords only for a follow-up search, never the same search twice, at most a few rounds."""
+question that adds things up one relevance call per search (the first searches' calls made together) and
+follow-up searches, model-written keywords only for a follow-up search, never the same search twice, at
+most a few rounds."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ...search.timewords import mention_range
 from ...types import Block
@@ -12,8 +14,16 @@ from .. import prompts
 from ..evidence import focus
 from ..keywords import content_words, feedback_keywords, habit_words, search_words
 from ..run import Run
-from ..schemas import relevant_schema
+from ..schemas import relevant_room, relevant_schema
 from .base import model_query
+
+
+class Look(NamedTuple):
+    """One search of stage 1: its round, its results, and whether all of them are kept as notes."""
+
+    round: int
+    blocks: list[Block]
+    keep: bool
 
 
 @dataclass
@@ -26,7 +36,9 @@ class SmallController:
     question aggregates (count, sum, dates, order, the latest value, a list: the items may sit in several
     sessions), each search gets one relevance call over all its results and follow-up rounds run; a
     question about one fact has its results read unjudged (`judge_single`). A follow-up round runs
-    when nothing relevant was found, or when the question aggregates."""
+    when nothing relevant was found, or when the question aggregates. Such a question's first searches
+    and its first follow-up run before any relevance call, and their calls are made together (`ahead`,
+    `take`): the same prompts and the same notes, in the same order, as one at a time."""
 
     name: str = "small"
     max_rounds: int = 3
@@ -94,11 +106,16 @@ class SmallController:
                 blocks = run.search(words, top_k=first)
         else:
             blocks = run.search(words, top_k=first)
-        found = self.judge(run, blocks or [])
-        if self.keep_first and run.first_blocks:
-            rest = [i for i, _ in enumerate(run.first_blocks, 1)]
-            run.note(rest, run.first_blocks, "kept")
-        rounds, reason = 1, "rounds"
+        looks: list[Look] = []  # searches whose relevance calls are made together, once they all ran
+
+        def add(look: Look) -> None:  # a search whose results need no relevance call is noted at once
+            if self.judging(run):
+                looks.append(look)
+            else:
+                self.take(run, [look])
+
+        add(Look(run.round, blocks or [], self.keep_first))
+        rounds, reason = 1, ""
         if self.second_look and blocks and rounds < self.max_rounds:
             habit = (
                 [w for w in habit_words(run.question, run.asked.pack) if w not in words]
@@ -106,12 +123,33 @@ class SmallController:
                 else []
             )
             depth = (self.wide_look if run.session.large else 0) or first
-            found += self.look(run, words + habit, *span, depth, rrf=False)
+            run.round += 1
+            add(Look(run.round, run.search(words + habit, *span, depth, rrf=False) or [], True))
             rounds += 1
         window = mention_range(run.question, run.now, run.tz, run.asked.pack) if self.time_words else None
         if window is not None and span == (None, None):
-            found += self.look(run, words, window[0], window[1], first)
-        while rounds < self.max_rounds:
+            run.round += 1
+            add(Look(run.round, run.search(words, window[0], window[1], first) or [], True))
+        before = len(looks)
+        if self.ahead(run) and rounds < self.max_rounds:
+            run.round += 1
+            nxt = self.next_search(run, [b for look in looks for b in look.blocks])
+            if nxt is None:
+                reason = "no new keywords"
+            else:
+                blocks = run.search(*nxt)
+                rounds += 1
+                if blocks is None:
+                    reason = "repeat"
+                else:
+                    looks.append(Look(run.round, blocks, False))
+        counts = self.take(run, looks)
+        found = sum(counts[:before])
+        if len(looks) > before:
+            if found and not counts[-1]:
+                reason = "nothing new"
+            found += counts[-1]
+        while not reason and rounds < self.max_rounds:
             if not self.judging(run) and run.notes:  # a follow-up's results count when judged relevant
                 reason = "unjudged"
                 break
@@ -133,18 +171,7 @@ class SmallController:
                 reason = "nothing new"
                 break
             found += new
-        run.finish(reason, self.fallback)
-
-    def look(self, run: Run, *search, **how) -> int:
-        """One more search as a new step (`Run.search`'s arguments): its results judged, then all kept
-        as notes. Returns how many were relevant."""
-        run.round += 1
-        blocks = run.search(*search, **how)
-        if not blocks:
-            return 0
-        found = self.judge(run, blocks)
-        run.note(list(range(1, len(blocks) + 1)), blocks, "kept")
-        return found
+        run.finish(reason or "rounds", self.fallback)
 
     @classmethod
     def reader(cls, **kw) -> SmallController:
@@ -156,29 +183,67 @@ class SmallController:
         """Whether this question's results get a relevance call (`judge_results`, `judge_single`)."""
         return self.judge_results and (self.judge_single or run.asked.aggregates)
 
+    def ahead(self, run: Run) -> bool:
+        """Whether the first follow-up search runs before the relevance calls, and its results are judged
+        with those of the searches before it: it does when the question adds things up (its follow-up
+        runs whatever the calls find) and every result before it is kept as a note (`keep_first`), so
+        its words (`next_search`) do not depend on what the calls find."""
+        return self.judging(run) and run.asked.aggregates and self.keep_first
+
+    def take(self, run: Run, looks: list[Look]) -> list[int]:
+        """The relevance calls of every search in `looks`, made together (`relevant`), then each search's
+        notes in the searches' order: its relevant results, then all of them when it keeps them. How
+        many each found relevant."""
+        counts = []
+        for look, chosen in zip(looks, self.relevant(run, [k.blocks for k in looks]), strict=True):
+            if chosen:
+                run.note(chosen, look.blocks, "judged", step=look.round)
+            if look.keep and look.blocks:
+                run.note(list(range(1, len(look.blocks) + 1)), look.blocks, "kept", step=look.round)
+            counts.append(len(chosen))
+        return counts
+
     def judge(self, run: Run, blocks: list[Block]) -> int:
         """One relevance call over all results; the relevant ones become notes. Returns how many."""
-        if not blocks or not self.judging(run):
-            return 0
+        chosen = self.relevant(run, [blocks])[0]
+        if chosen:
+            run.note(chosen, blocks, "judged")
+        return len(chosen)
+
+    def relevant(self, run: Run, groups: list[list[Block]]) -> list[list[int]]:
+        """The relevant result numbers of each search's results: one relevance call for each (none when
+        this question is not judged, `judging`), the calls made together when the back end decodes
+        several at once (`Run.ask_many`: the prompts are the same as one by one)."""
+        todo = [g for g in groups if g] if self.judging(run) else []
+        if not todo:
+            return [[] for _ in groups]
         words = content_words(run.question, run.asked.pack)
-        lines = []
-        for i, b in enumerate(blocks, 1):
-            hit = next((t for t in b.turns if t.turn == b.turn), b.turns[0])
-            lines.append(prompts.result_line(b, i, self.line_chars, focus(hit.text, words, self.line_chars)))
+        steps = []
+        for blocks in todo:
+            lines = []
+            for i, b in enumerate(blocks, 1):
+                hit = next((t for t in b.turns if t.turn == b.turn), b.turns[0])
+                lines.append(
+                    prompts.result_line(b, i, self.line_chars, focus(hit.text, words, self.line_chars))
+                )
+            steps.append(
+                (
+                    prompts.relevance_prompt(run.head, lines),
+                    relevant_schema(len(blocks)),
+                    relevant_room(len(blocks)),
+                )
+            )
 
         def check(data: dict) -> tuple[list[int] | None, str | None]:
             return sorted(set(data["relevant"])), None
 
-        chosen = run.ask(
-            "relevance", prompts.relevance_prompt(run.head, lines), relevant_schema(len(blocks)), 32, check
-        )
-        if chosen:
-            run.note(chosen, blocks, "judged")
-        return len(chosen or [])
+        replies = iter(run.ask_many("relevance", steps, check=check))
+        return [(next(replies) or []) if g else [] for g in groups]
 
-    def next_search(self, run: Run) -> tuple | None:
+    def next_search(self, run: Run, pending: list[Block] | None = None) -> tuple | None:
         """Keywords for a follow-up search (see `model_keywords`), never a search that already ran; None
-        when there is nothing new to search."""
+        when there is nothing new to search. `pending`: results about to be kept as notes, counted as
+        notes already."""
         if self.model_keywords:
             action = model_query(run, 48, self.dates)
             if action is not None and not run.repeats(*action):
@@ -188,7 +253,10 @@ class SmallController:
             rare = run.session.rarest(words, self.rare_words)
             if rare and not run.repeats(rare):
                 return (rare, None, None)
-        texts = [t.text for n in run.notes for t in n.block.turns if t.turn in n.block.hit_turns]
+        noted: dict[tuple[str, int], Block] = {}
+        for b in [n.block for n in run.notes] + (pending or []):
+            noted.setdefault((b.session_id, b.turn), b)
+        texts = [t.text for b in noted.values() for t in b.turns if t.turn in b.hit_turns]
         if not texts:
             texts = [t.text for b in run.first_blocks[:3] for t in b.turns if t.turn in b.hit_turns]
         fed = feedback_keywords(run.question, texts, pack=run.asked.pack)

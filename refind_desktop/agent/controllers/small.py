@@ -132,17 +132,10 @@ class SmallController:
             add(Look(run.round, run.search(words, window[0], window[1], first) or [], True))
         before = len(looks)
         if self.ahead(run) and rounds < self.max_rounds:
-            run.round += 1
-            nxt = self.next_search(run, [b for look in looks for b in look.blocks])
-            if nxt is None:
-                reason = "no new keywords"
-            else:
-                blocks = run.search(*nxt)
-                rounds += 1
-                if blocks is None:
-                    reason = "repeat"
-                else:
-                    looks.append(Look(run.round, blocks, False))
+            blocks, reason = self.follow(run, [b for look in looks for b in look.blocks])
+            rounds += 1
+            if not reason:
+                looks.append(Look(run.round, blocks, False))
         counts = self.take(run, looks)
         found = sum(counts[:before])
         if len(looks) > before:
@@ -156,15 +149,9 @@ class SmallController:
             if found and not run.asked.aggregates:
                 reason = "found"
                 break
-            run.round += 1
-            nxt = self.next_search(run)
-            if nxt is None:
-                reason = "no new keywords"
-                break
-            blocks = run.search(*nxt)
+            blocks, reason = self.follow(run)
             rounds += 1
-            if blocks is None:
-                reason = "repeat"
+            if reason:
                 break
             new = self.judge(run, blocks)
             if run.asked.aggregates and found and not new:
@@ -202,6 +189,18 @@ class SmallController:
                 run.note(list(range(1, len(look.blocks) + 1)), look.blocks, "kept", step=look.round)
             counts.append(len(chosen))
         return counts
+
+    def follow(self, run: Run, pending: list[Block] | None = None) -> tuple[list[Block], str]:
+        """One follow-up search in a new round (`next_search`; `pending` as there): its results, or why
+        none ran ("no new keywords", "repeat")."""
+        run.round += 1
+        nxt = self.next_search(run, pending)
+        if nxt is None:
+            return [], "no new keywords"
+        blocks = run.search(*nxt)
+        if blocks is None:
+            return [], "repeat"
+        return blocks, ""
 
     def judge(self, run: Run, blocks: list[Block]) -> int:
         """One relevance call over all results; the relevant ones become notes. Returns how many."""

@@ -49,6 +49,11 @@ class Settings:
     """API key for the openai back end (or set OPENAI_API_KEY)."""
     openai_model: str = "gpt-4o-mini"
     """Model name sent to the OpenAI-compatible server."""
+    openai_parallel: int = 4
+    """Requests the openai back end sends at once when a question's calls do not depend on each other (the
+    readings of a question that adds things up, its relevance calls); 1 = one at a time. A server that
+    decodes requests side by side (OpenAI, vLLM, llama.cpp's server with several slots, Ollama with
+    OLLAMA_NUM_PARALLEL) answers them together."""
     mode: str = "refind"
     """Default answering mode: refind, generic, one-search, rawrag, hybrid."""
     top_k: int = 5

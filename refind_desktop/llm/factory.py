@@ -88,6 +88,7 @@ def make_backend(
             base_url=settings.openai_base_url,
             api_key=settings.openai_api_key,
             redact=settings.redact,
+            parallel=settings.openai_parallel,
         )
     raise ConfigError(
         f"unknown back end {kind!r}; choose one of {', '.join(BACKENDS)} (`refind config` or REFIND_BACKEND)"

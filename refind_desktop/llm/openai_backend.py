@@ -9,7 +9,8 @@ import ipaddress
 import json
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlparse
 
@@ -18,6 +19,7 @@ from ..errors import (
     BackendUnavailableError,
     ConfigError,
     ContextOverflowError,
+    InvalidOutputError,
     MissingDependencyError,
 )
 from ..redact import redact_text
@@ -70,6 +72,7 @@ class OpenAIBackend:
         timeout: float = 120.0,
         max_retries: int = 1,
         redact: bool = True,
+        parallel: int = 4,
     ) -> None:
         openai = import_openai()
         self._openai = openai
@@ -90,6 +93,8 @@ class OpenAIBackend:
         self._json_schema_ok = True  # set False once the server rejects response_format json_schema
         self.redacts = redact and not is_loopback_url(self.base_url)
         """Prompts carry chat text: secrets in it are redacted before they leave for a remote server."""
+        self.parallel = max(1, parallel)
+        """Requests `complete_many` has in flight at once."""
 
     def _payload(self, messages: list[ChatMessage]) -> list[dict]:
         """The messages as the API takes them, secrets redacted when the server is not this machine."""
@@ -208,6 +213,34 @@ class OpenAIBackend:
                 text, schema, f"{self.model} at {self._where}", truncated=choice.finish_reason == "length"
             )
         return Completion(text=text, usage=self._usage(response.usage, start), data=data)
+
+    def complete_many(
+        self, calls: list[tuple[list[ChatMessage], dict, int]], step: Callable[[], None] | None = None
+    ) -> list[Completion | Exception]:
+        """Several independent schema calls `(messages, schema, max_tokens)`, each as `complete` makes it,
+        up to `parallel` of them in flight at once (a server that decodes requests side by side answers
+        them together; one that queues them answers them one after another, as before). A reply that is
+        not valid JSON under its schema comes back as its InvalidOutputError (or TruncatedOutputError);
+        any other failure is raised, and the calls not yet sent are dropped. `step` runs before each
+        request is sent (the run's cancel check)."""
+
+        def one(call: tuple[list[ChatMessage], dict, int]) -> Completion | Exception:
+            if step is not None:
+                step()
+            messages, schema, room = call
+            try:
+                return self.complete(messages, schema=schema, max_tokens=room)
+            except InvalidOutputError as exc:
+                return exc
+
+        if self.parallel == 1 or len(calls) < 2:
+            return [one(call) for call in calls]
+        pool = ThreadPoolExecutor(min(self.parallel, len(calls)), thread_name_prefix="refind-openai")
+        try:
+            futures = [pool.submit(one, call) for call in calls]
+            return [f.result() for f in futures]
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
 
     def stream(
         self, messages: list[ChatMessage], *, max_tokens: int = 512, temperature: float = 0.0

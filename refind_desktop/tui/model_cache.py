@@ -56,7 +56,15 @@ def default_backend_traits(settings: Settings) -> dict[str, Any]:
 def backend_key(settings: Settings) -> tuple:
     """The settings that choose the back end: a change of any of them loads another one."""
     s = settings
-    return (s.backend, s.model, s.openai_model, s.openai_base_url, s.openai_api_key, s.n_ctx)
+    return (
+        s.backend,
+        s.model,
+        s.openai_model,
+        s.openai_base_url,
+        s.openai_api_key,
+        s.openai_parallel,
+        s.n_ctx,
+    )
 
 
 def model_label(settings: Settings) -> str:

@@ -115,3 +115,25 @@ def test_schema_call_falls_back_to_json_object(backend: OpenAIBackend):
     # llama.cpp's server only knows response_format json_object, so the back end fell back once
     # and remembers it.
     assert backend._json_schema_ok is False
+
+
+def test_independent_calls_sent_together_come_back_in_order(server: str):
+    """`complete_many` against the real server: three schema calls in flight at once (the server takes
+    them in turn), each reply the one its own question asks for, in the calls' order."""
+    backend = OpenAIBackend(model="local", base_url=server, parallel=3)
+    asks = {"France": "paris", "Japan": "tokyo", "Italy": "rome"}
+    calls = [
+        (
+            [
+                ChatMessage("system", "You answer questions."),
+                ChatMessage("user", f"What is the capital of {c}?"),
+            ],
+            SCHEMA,
+            40,
+        )
+        for c in asks
+    ]
+    out = backend.complete_many(calls)
+    assert [type(c) for c in out] == [Completion] * 3
+    for reply, city in zip(out, asks.values(), strict=True):
+        assert city in reply.data["answer"].lower()

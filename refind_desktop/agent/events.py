@@ -133,6 +133,26 @@ class AnswerTokenEvent:
 
 
 @dataclass
+class BatchEvent:
+    """Several calls of one stage about to be made together (a question's readings, its relevance calls),
+    sent before them so a person waiting knows what for; not kept in the trajectory."""
+
+    type: ClassVar[str] = "batch"
+    step: int
+    stage: str
+    """"read" or "relevance"."""
+    calls: int
+
+    def describe(self) -> str:
+        """What is being done, in a few words ("reading 6 passages together")."""
+        if self.stage == "read":
+            return f"reading {self.calls} passages together"
+        if self.stage == "relevance":
+            return f"judging the results of {self.calls} searches together"
+        return f"{self.calls} {self.stage} calls together"
+
+
+@dataclass
 class AnswerEvent:
     """The complete answer with its validated citations."""
 
@@ -144,7 +164,7 @@ class AnswerEvent:
     """"answer", "unsure" (no claimed answer: the closest turns, verbatim) or "not_found"."""
 
 
-Event = SearchEvent | NoteEvent | RetryEvent | FinishEvent | AnswerTokenEvent | AnswerEvent
+Event = SearchEvent | NoteEvent | RetryEvent | FinishEvent | AnswerTokenEvent | BatchEvent | AnswerEvent
 
 
 @dataclass

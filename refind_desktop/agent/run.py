@@ -19,6 +19,7 @@ from .events import (
     TRAJECTORY_TYPES,
     AgentCancelled,
     AnswerTokenEvent,
+    BatchEvent,
     Event,
     FinishEvent,
     Note,
@@ -242,6 +243,7 @@ class Run:
                 for text, schema, room in steps
             ]
         self.check_cancel()
+        self.emit(BatchEvent(self.round, stage, len(steps)))
         t0 = time.perf_counter()
         firsts = many(
             [(self.messages(text), schema, room) for text, schema, room in steps], self.check_cancel

@@ -113,7 +113,15 @@ class StepPrinter:
             self._pending = ""
 
     def __call__(self, event) -> None:
-        from ..agent import AnswerTokenEvent, FinishEvent, NoteEvent, ReadEvent, RetryEvent, SearchEvent
+        from ..agent import (
+            AnswerTokenEvent,
+            BatchEvent,
+            FinishEvent,
+            NoteEvent,
+            ReadEvent,
+            RetryEvent,
+            SearchEvent,
+        )
 
         err = sys.stderr
         if isinstance(event, SearchEvent):
@@ -147,6 +155,8 @@ class StepPrinter:
         elif isinstance(event, NoteEvent):
             where = ", ".join(f"{s} turn {t}" for s, t in event.saved)
             print(printable(f"  noted {event.indices}: {where}", one_line=True), file=err, flush=True)
+        elif isinstance(event, BatchEvent):
+            print(f"  {event.describe()}…", file=err, flush=True)
         elif isinstance(event, ReadEvent):
             said = "; ".join(f"turn {i['turn']}: {self.hide(i['words'])}" for i in event.items) or "nothing"
             where = (

@@ -26,7 +26,7 @@ from mcp_types import Resource as MCPResource
 from pydantic import Field
 
 from .. import __version__
-from ..agent import AnswerTokenEvent, FinishEvent, NoteEvent, ReadEvent, RetryEvent, SearchEvent
+from ..agent import AnswerTokenEvent, BatchEvent, FinishEvent, NoteEvent, ReadEvent, RetryEvent, SearchEvent
 from ..errors import NotFoundError, RefindError
 from ..services import Services
 from . import archive, asking, render
@@ -171,6 +171,8 @@ def progress_message(event: Any) -> str | None:
         return f"note: kept results {event.indices} of search {event.step} ({event.how})"
     if isinstance(event, RetryEvent):
         return f"invalid {event.stage} output; {'gave up' if event.gave_up else 'retrying'}"
+    if isinstance(event, BatchEvent):
+        return event.describe()
     if isinstance(event, ReadEvent):
         return f"read a passage of search results: {len(event.items)} items stated"
     if isinstance(event, FinishEvent):

@@ -69,3 +69,31 @@ def test_a_batched_reply_that_is_invalid_is_asked_again_alone():
     retry = backend.calls[-1].messages
     assert retry[-1].role == "user" and "invalid" in retry[-1].content
     assert isinstance(retry[0], ChatMessage)
+
+
+def test_a_person_waiting_is_told_what_the_batch_is_for_before_it_runs(capsys):
+    """The readings made together are announced before the first of their results (CLI line, MCP progress
+    line), and the announcement is not part of the question's trajectory."""
+    from refind_desktop.agent import Agent, AgentConfig, BatchEvent, ReadEvent
+    from refind_desktop.cli.ask import StepPrinter
+    from refind_desktop.mcp.server import progress_message
+    from refind_desktop.services import build_services
+
+    svc = build_services()
+    try:
+        svc.ingestor.apply_sessions(BIKES, "agent-tests", "generic")
+        backend = Batching(by_stage(relevance={"relevant": [1, 2, 3]}, read=reading_of("bike")))
+        events: list = []
+        agent = Agent(svc.engine, backend, config=AgentConfig(controller="small", max_rounds=1))
+        result = agent.run("How many bikes did I buy?", NOW, on_event=events.append)
+    finally:
+        svc.close()
+    kinds = [type(e) for e in events]
+    announced = [e for e in events if isinstance(e, BatchEvent) and e.stage == "read"]
+    assert announced and announced[0].calls == max(backend.batches)
+    assert kinds.index(BatchEvent) < kinds.index(ReadEvent)  # before the first reading's result
+    assert not any(isinstance(e, BatchEvent) for e in result.trajectory)
+
+    StepPrinter(stream_answer=False)(announced[0])
+    assert f"reading {announced[0].calls} passages together" in capsys.readouterr().err
+    assert progress_message(announced[0]) == f"reading {announced[0].calls} passages together"

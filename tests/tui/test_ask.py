@@ -236,3 +236,22 @@ class TestEvidenceFirst:
             await wait_for(pilot, lambda: not pane.busy)
             await wait_for(pilot, lambda: not bar.answering)
             assert bar.model_text() == f"model loaded: {name}"
+
+
+async def test_the_trajectory_names_a_batch_before_its_results(make_app, backend):
+    """A question that adds things up on a back end that decodes calls together: the trajectory pane
+    says what the batch is for ("judging the results of N searches together") while it runs."""
+    from helpers.agent import Batching
+
+    from refind_desktop.agent import BatchEvent
+
+    batching = Batching(backend.responder)
+    app = make_app(backend_factory=lambda settings, progress=None: batching)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_indexed(pilot)
+        pane = await ask(pilot, "How many trips did I plan?")
+        await wait_for(pilot, lambda: not pane.busy)
+        shown = [e for e in pane.records[1].events if isinstance(e, BatchEvent)]
+        assert batching.batches and [e.calls for e in shown] == batching.batches
+        trajectory = pane.query_one(TrajectoryView)
+        assert shown[0].describe() in str(trajectory.content)

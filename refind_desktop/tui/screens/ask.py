@@ -152,7 +152,7 @@ class AskPane(Vertical):
             if kind == "answer_token":
                 pieces.append(event.text)  # type: ignore[attr-defined]
                 self.post_message(AnswerStreamed(qid, "".join(pieces)))
-            elif kind in ("search", "note", "retry", "finish"):
+            elif kind in ("search", "note", "batch", "retry", "finish"):
                 self.post_message(AgentStepped(qid, event))
 
         with app.model_lock:  # type: ignore[attr-defined]

@@ -95,6 +95,8 @@ def trajectory_line(event: object) -> Text:
     if kind == "note":
         where = ", ".join(f"{s} turn {t}" for s, t in event.saved)  # type: ignore[attr-defined]
         return Text.assemble(("   📝 noted ", "green"), (printable(where, one_line=True) or "nothing", ""))
+    if kind == "batch":
+        return Text(f"   ⏳ {event.describe()}…", style="dim")  # type: ignore[attr-defined]
     if kind == "read":
         said = "; ".join(str(i["words"]) for i in event.items) or "nothing"  # type: ignore[attr-defined]
         return Text.assemble(

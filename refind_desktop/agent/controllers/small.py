@@ -153,7 +153,7 @@ class SmallController:
             rounds += 1
             if reason:
                 break
-            new = self.judge(run, blocks)
+            new = self.take(run, [Look(run.round, blocks, False)])[0]
             if run.asked.aggregates and found and not new:
                 reason = "nothing new"
                 break
@@ -201,13 +201,6 @@ class SmallController:
         if blocks is None:
             return [], "repeat"
         return blocks, ""
-
-    def judge(self, run: Run, blocks: list[Block]) -> int:
-        """One relevance call over all results; the relevant ones become notes. Returns how many."""
-        chosen = self.relevant(run, [blocks])[0]
-        if chosen:
-            run.note(chosen, blocks, "judged")
-        return len(chosen)
 
     def relevant(self, run: Run, groups: list[list[Block]]) -> list[list[int]]:
         """The relevant result numbers of each search's results: one relevance call for each (none when

@@ -63,6 +63,29 @@ class TestSettings:
         assert "openai_api_key" not in stored  # the key given in memory was never typed into the form
         assert locations.config_file().stat().st_mode & 0o077 == 0
 
+    async def test_requests_at_a_time_are_set_for_a_server_and_checked(self, make_app, chats):
+        app = make_app(folder=None)
+        app.settings = app.services.settings = app.settings.replace(chat_folder=str(chats))
+        async with app.run_test(size=(120, 50)) as pilot:
+            await wait_indexed(pilot)
+            await pilot.press("f5")
+            pane = app.query_one(SettingsPane)
+            pane.query_one("#set-backend").value = "openai"
+            await pilot.pause()
+            box = pane.query_one("#set-openai-parallel", Input)
+            assert box.value == "4"  # the default, shown
+            box.value = "0"
+            pane.query_one("#settings-save", Button).press()
+            await pilot.pause()
+            assert pane.has_class("-invalid") and app.settings.backend != "openai"
+            assert "1 to" in str(pane.query_one("#settings-error").render())
+            box.value = "2"
+            pane.query_one("#settings-save", Button).press()
+            await pilot.pause()
+            assert not pane.has_class("-invalid")
+            assert app.settings.openai_parallel == 2 and app.settings.backend == "openai"
+        assert tomllib.loads(locations.config_file().read_text())["openai_parallel"] == 2
+
     async def test_save_goes_through_load_settings_validation(self, make_app, monkeypatch):
         """A config.toml value of the wrong type is reported, not copied back; the environment is not saved."""
         monkeypatch.setenv("REFIND_TOP_K", "9")

@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
 EMBEDDED = "(embedded default)"
 CUSTOM = "(a GGUF file path…)"
+MAX_PARALLEL = 32
+"""The most requests at a time the settings form takes."""
 
 
 def catalog_names() -> list[str]:
@@ -152,6 +154,8 @@ class SettingsPane(VerticalScroll):
             )
             yield Label("Model name", classes="field-label")
             yield Input(s.openai_model, id="set-openai-model")
+            yield Label("Requests at a time (1 = one by one)", classes="field-label")
+            yield Input(str(s.openai_parallel), type="integer", id="set-openai-parallel")
             yield Label("API key", classes="field-label")
             yield Input(
                 "",
@@ -212,6 +216,11 @@ class SettingsPane(VerticalScroll):
                 error.update("The model path must be an existing .gguf file (or pick a catalog model).")
                 self.set_class(True, "-invalid")
                 return None
+        parallel = self.query_one("#set-openai-parallel", Input).value.strip()
+        if not parallel.isdigit() or not 1 <= int(parallel) <= MAX_PARALLEL:
+            error.update(f"Requests at a time: a whole number from 1 to {MAX_PARALLEL}.")
+            self.set_class(True, "-invalid")
+            return None
         self.set_class(False, "-invalid")
         error.update("")
         changes = {
@@ -221,6 +230,7 @@ class SettingsPane(VerticalScroll):
             "model": model,
             "openai_base_url": self.query_one("#set-base-url", Input).value.strip(),
             "openai_model": self.query_one("#set-openai-model", Input).value.strip() or "gpt-4o-mini",
+            "openai_parallel": int(parallel),
         }
         key = self.query_one("#set-api-key", Input).value.strip()
         if key:

@@ -2,8 +2,9 @@
 each: the prompts' shared prefix is evaluated once and copied, and every step decodes the next token of
 all the replies still being written in one batch.
 
-On a CPU, writing a token reads every weight of the model once; a batch of one token per sequence reads
-them once for all, so several replies cost little more than the longest one. Each sequence picks its
+A step of one token per sequence costs less than a step per sequence (on a 2-core CPU 84 ms for one
+token, 228 ms for six: `benchmarks/step_cost.py`), so several replies take far less than their steps
+one after another, though more than the longest alone. Each sequence picks its
 tokens the way `grammar_first` does (the best token, checked against its grammar first), from the same
 prompt tokens and grammar llama-cpp-python's chat handler builds for `Llama.create_chat_completion`.
 The arithmetic of a batch is not bit-for-bit that of one sequence alone, so a near tie between two

@@ -2,9 +2,9 @@
 each: the prompts' shared prefix is evaluated once and copied, and every step decodes the next token of
 all the replies still being written in one batch.
 
-A step of one token per sequence costs less than a step per sequence (on a 2-core CPU 84 ms for one
-token, 228 ms for six: `benchmarks/step_cost.py`), so several replies take far less than their steps
-one after another, though more than the longest alone. Each sequence picks its
+One step of a token for each of six sequences costs less than six steps of one token (on a 2-core CPU
+228 ms against 6 x 84 ms: `benchmarks/step_cost.py`), so several replies take far less time than one
+after another, though more than the longest alone. Each sequence picks its
 tokens the way `grammar_first` does (the best token, checked against its grammar first), from the same
 prompt tokens and grammar llama-cpp-python's chat handler builds for `Llama.create_chat_completion`.
 The arithmetic of a batch is not bit-for-bit that of one sequence alone, so a near tie between two

@@ -70,11 +70,14 @@ class TestSettings:
             await wait_indexed(pilot)
             await pilot.press("f5")
             pane = app.query_one(SettingsPane)
-            pane.query_one("#set-backend").value = "openai"
-            await pilot.pause()
             box = pane.query_one("#set-openai-parallel", Input)
             assert box.value == "4"  # the default, shown
-            box.value = "0"
+            box.value = "0"  # hidden with the llama back end: not checked, not saved
+            pane.query_one("#settings-save", Button).press()
+            await pilot.pause()
+            assert not pane.has_class("-invalid") and app.settings.openai_parallel == 4
+            pane.query_one("#set-backend").value = "openai"
+            await pilot.pause()
             pane.query_one("#settings-save", Button).press()
             await pilot.pause()
             assert pane.has_class("-invalid") and app.settings.backend != "openai"

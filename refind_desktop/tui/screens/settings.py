@@ -216,8 +216,11 @@ class SettingsPane(VerticalScroll):
                 error.update("The model path must be an existing .gguf file (or pick a catalog model).")
                 self.set_class(True, "-invalid")
                 return None
+        backend = str(self.query_one("#set-backend", Select).value)
         parallel = self.query_one("#set-openai-parallel", Input).value.strip()
-        if not parallel.isdigit() or not 1 <= int(parallel) <= MAX_PARALLEL:
+        if backend == "openai" and not (
+            parallel.isascii() and parallel.isdigit() and 1 <= int(parallel) <= MAX_PARALLEL
+        ):
             error.update(f"Requests at a time: a whole number from 1 to {MAX_PARALLEL}.")
             self.set_class(True, "-invalid")
             return None
@@ -226,12 +229,13 @@ class SettingsPane(VerticalScroll):
         changes = {
             "chat_folder": str(Path(folder).expanduser().resolve()) if folder else "",
             "mode": str(self.query_one("#set-mode", Select).value),
-            "backend": str(self.query_one("#set-backend", Select).value),
+            "backend": backend,
             "model": model,
             "openai_base_url": self.query_one("#set-base-url", Input).value.strip(),
             "openai_model": self.query_one("#set-openai-model", Input).value.strip() or "gpt-4o-mini",
-            "openai_parallel": int(parallel),
         }
+        if backend == "openai":  # hidden with the other back end: left as it is
+            changes["openai_parallel"] = int(parallel)
         key = self.query_one("#set-api-key", Input).value.strip()
         if key:
             changes["openai_api_key"] = key

@@ -1,6 +1,7 @@
-"""The same schema calls made one by one (`LlamaBackend.complete`) and decoded together
-(`LlamaBackend.complete_many`), on the same loaded model in one run: seconds, prompt tokens evaluated,
-tokens written, decoding steps, and whether each reply came out the same.
+"""The same schema calls made one by one (`LlamaBackend.complete`), decoded together
+(`LlamaBackend.complete_many`) without guessed tokens, and decoded together with them (the default), on
+the same loaded model in one run: seconds, prompt tokens evaluated, tokens written, decoding steps,
+guessed tokens fed and kept, and whether each reply came out the same as one by one.
 
     python benchmarks/batched_calls.py                       # embedded model, 6 calls, best of 2
     python benchmarks/batched_calls.py --calls 3 --repeat 3 --model PATH.gguf
@@ -77,41 +78,54 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     from refind_desktop.llm.llama import LlamaBackend
+    from refind_desktop.llm.llama_batch import MAX_DRAFT, BatchDecoder
 
     if args.model is None:
         from refind_desktop.llm.catalog import embedded_model_path
 
         args.model = embedded_model_path()
     backend = LlamaBackend(args.model)
-    backend.load()
+    backend._batcher = BatchDecoder(backend.load(), backend._llama_cpp)
+    batcher = backend._batcher
     work = calls(args.calls)
     rows: dict = {}
     rss: dict = {}
-    for name in ("one by one", "together"):
+    for name, budget in (("one by one", 0), ("together", 0), ("together, guessing", MAX_DRAFT)):
+        batcher.max_draft = budget
         best = None
         for _ in range(args.repeat):
             backend.load().reset()  # the single calls' cache starts empty, as the batch's context does
-            feeds = backend._batcher.feeds if backend._batcher else 0
+            before = (batcher.feeds, batcher.guessed, batcher.kept)
             t0 = time.perf_counter()
             if name == "one by one":
                 got = [backend.complete(m, schema=s, max_tokens=n) for m, s, n in work]
             else:
                 got = backend.complete_many(work)
             took = time.perf_counter() - t0
+            counts = [
+                now - was
+                for now, was in zip((batcher.feeds, batcher.guessed, batcher.kept), before, strict=True)
+            ]
             if best is None or took < best[0]:
-                best = (took, got, (backend._batcher.feeds - feeds) if name == "together" else 0)
-        took, got, n_steps = best
+                best = (took, got, counts)
+        took, got, (feeds, guessed, kept) = best
         rss[name] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+        written = sum(c.usage.completion_tokens for c in got)
         rows[name] = {
             "seconds": round(took, 2),
             "prompt_tokens_evaluated": sum(c.usage.reprocessed_prompt_tokens for c in got),
-            "tokens_written": sum(c.usage.completion_tokens for c in got),
-            "decoding_steps": n_steps if name == "together" else sum(c.usage.completion_tokens for c in got),
+            "tokens_written": written,
+            # a batch feeds its shared prefix and its prompts' tails, then one decoding step at a time
+            "decoding_steps": feeds - 2 if name != "one by one" else written,
+            "guessed_tokens_fed": guessed,
+            "guessed_tokens_kept": kept,
             "replies": [c.text for c in got],
         }
-    same = sum(
-        a == b for a, b in zip(rows["one by one"]["replies"], rows["together"]["replies"], strict=True)
-    )
+    same = {
+        name: sum(a == b for a, b in zip(rows["one by one"]["replies"], r["replies"], strict=True))
+        for name, r in rows.items()
+        if name != "one by one"
+    }
     report = {
         "model": args.model.name,
         "calls": args.calls,
@@ -121,16 +135,20 @@ def main(argv: list[str] | None = None) -> int:
         "runs": {k: {f: v for f, v in r.items() if f != "replies"} for k, r in rows.items()},
     }
     print(json.dumps(report, indent=2))
-    print("\n| calls made | seconds | prompt tokens evaluated | tokens written | decoding steps |")
-    print("|---|---|---|---|---|")
+    print(
+        "\n| calls made | seconds | prompt tokens evaluated | tokens written | decoding steps | "
+        "guessed tokens fed / kept | replies as one by one |"
+    )
+    print("|---|---|---|---|---|---|---|")
     for name, r in report["runs"].items():
         print(
             f"| {name} | {r['seconds']} | {r['prompt_tokens_evaluated']} | {r['tokens_written']} | "
-            f"{r['decoding_steps']} |"
+            f"{r['decoding_steps']} | {r['guessed_tokens_fed']} / {r['guessed_tokens_kept']} | "
+            f"{same.get(name, args.calls)} of {args.calls} |"
         )
-    print(f"\nreplies the same: {same} of {args.calls}")
     print(
-        f"peak RSS after the calls one by one {rss['one by one']} MiB, after the batch {rss['together']} MiB"
+        f"\npeak RSS after the calls one by one {rss['one by one']} MiB, after the batches "
+        f"{rss['together, guessing']} MiB"
     )
     return 0
 

@@ -9,6 +9,16 @@ tokens the way `grammar_first` does (the best token, checked against its grammar
 prompt tokens and grammar llama-cpp-python's chat handler builds for `Llama.create_chat_completion`.
 The arithmetic of a batch is not bit-for-bit that of one sequence alone, so a near tie between two
 tokens can go the other way.
+
+Guessed tokens: once one reply is left to write (the others are done), each step also feeds, after its
+next token, the tokens that followed its last `RUN` tokens where those last appeared in its prompt or
+reply (a reading copies its words from its excerpt; a list repeats its keys), each with its logits. The
+model's choice after each is then read in order: a guess it would have written itself is kept, and at
+the first it would not, its own choice is taken and the cells of the guesses from there on are dropped.
+A step costs more the more tokens it feeds (`benchmarks/step_cost.py`), so guesses go only into the
+steps of a lone reply, which cost the most a token. The other replies are done by then, so the guesses
+change no other reply's steps, and the lone reply's dropped guesses leave free cells only after its own:
+its replies came out the same to the letter as without guesses (`benchmarks/batched_calls.py`).
 """
 
 from __future__ import annotations
@@ -20,6 +30,10 @@ from typing import Any
 
 SEQUENCES = 8
 """Sequences one batch context holds (the most calls decoded together)."""
+MAX_DRAFT = 4
+"""Guessed tokens a step carries at most (only when one reply is left to write)."""
+RUN = 3
+"""The last tokens a guess is looked up by (fewer guess wrong too often to pay for their place)."""
 
 
 @dataclass
@@ -43,6 +57,22 @@ class Reply:
     """"stop" (end of the reply or a stop string) or "length" (max_tokens reached)."""
     evaluated: int = 0
     """Prompt tokens this call evaluated (the shared prefix counts for the first call of a batch)."""
+
+
+@dataclass
+class _Seq:
+    """One sequence of a wave: its call, its grammar's sampler, the reply so far and what it is fed."""
+
+    request: Request
+    grammar: Any
+    reply: Reply
+    lookup: Lookup
+    room: int
+    """Tokens its reply may have."""
+    position: int
+    """The cell its next fed token goes to (the cells from there on hold nothing it keeps)."""
+    guesses: list[int] = field(default_factory=list)
+    """The guessed tokens fed after its last token, in the cells after it."""
 
 
 def common_start(a: list[int], b: list[int]) -> int:
@@ -80,6 +110,33 @@ def waves(requests: list[Request], n_ctx: int, size: int = SEQUENCES) -> list[li
     return groups
 
 
+class Lookup:
+    """Where each run of `RUN` tokens last ended in a sequence's prompt and reply, so the tokens that
+    followed it there can be guessed to follow it again."""
+
+    def __init__(self, tokens: list[int]) -> None:
+        self.tokens: list[int] = []
+        self.after: dict[tuple[int, ...], int] = {}
+        """A run of tokens -> the position just after its latest place (never the sequence's end)."""
+        for tok in tokens:
+            self.add(tok)
+
+    def add(self, tok: int) -> None:
+        """Append `tok`; the run ending just before it becomes known."""
+        toks = self.tokens
+        if len(toks) >= RUN:
+            self.after[tuple(toks[-RUN:])] = len(toks)
+        toks.append(tok)
+
+    def guess(self, last: int, most: int) -> list[int]:
+        """Up to `most` tokens to follow the sequence and `last` (its next token, not added yet): those
+        after the latest earlier place of its last `RUN` tokens, none when they were not seen before."""
+        if most <= 0 or len(self.tokens) < RUN - 1:
+            return []
+        at = self.after.get((*self.tokens[len(self.tokens) - RUN + 1 :], last))
+        return [] if at is None else self.tokens[at : at + most]
+
+
 class BatchDecoder:
     """A second llama.cpp context of the same model (the first keeps its own cache for single calls),
     with room for `SEQUENCES` sequences in one unified cache; made on first use."""
@@ -100,6 +157,11 @@ class BatchDecoder:
         step (benchmarks and tests count the steps with it)."""
         self._kept: list[int] = []
         """The tokens whose cells sequence 0 keeps from the last wave (its shared prefix)."""
+        self.max_draft = MAX_DRAFT
+        """Guessed tokens a lone reply's step carries at most (0: no guesses)."""
+        self.guessed = 0
+        """Guessed tokens fed so far, and those the model chose itself (kept): benchmarks count them."""
+        self.kept = 0
         self._data = np.zeros(self.n_vocab, dtype=[("id", np.intc), ("logit", np.single), ("p", np.single)])
         self._data["id"] = np.arange(self.n_vocab, dtype=np.intc)
         self._one = (llama_cpp.llama_token_data * 1)()
@@ -130,12 +192,12 @@ class BatchDecoder:
 
     # -- decoding ------------------------------------------------------------------------------------
 
-    def _feed(self, entries: list[tuple[int, int, int, bool]]) -> dict[int, Any]:
+    def _feed(self, entries: list[tuple[int, int, int, bool]]) -> dict[int, list[Any]]:
         """Decode (token, position, sequence, wants logits) entries in batches of n_batch; the logits of
-        each flagged entry, by sequence (copied: the next decode overwrites them)."""
+        each flagged entry, by sequence and in order (copied: the next decode overwrites them)."""
         self.feeds += 1
         lib, ctx, batch = self.lib, self._ctx, self._batch
-        out: dict[int, Any] = {}
+        out: dict[int, list[Any]] = {}
         for start in range(0, len(entries), self.n_batch):
             chunk = entries[start : start + self.n_batch]
             for k, (tok, pos, seq, wants) in enumerate(chunk):
@@ -151,7 +213,9 @@ class BatchDecoder:
             for k, (_tok, _pos, seq, wants) in enumerate(chunk):
                 if wants:
                     row = lib.llama_get_logits_ith(ctx, k)
-                    out[seq] = self.np.ctypeslib.as_array(row, shape=(self.n_vocab,)).copy()
+                    out.setdefault(seq, []).append(
+                        self.np.ctypeslib.as_array(row, shape=(self.n_vocab,)).copy()
+                    )
         return out
 
     def _choose(self, grammar: Any, logits: Any) -> int:
@@ -216,31 +280,33 @@ class BatchDecoder:
             logits = self._feed(tails)
             for seq, p in enumerate(prompts):
                 replies[seq].evaluated = len(p) - shared + (shared - cached if seq == 0 else 0)
-            position = [len(p) for p in prompts]
-            room = [min(r.max_tokens, self.n_ctx - len(r.tokens)) for r in requests]
+            seqs = [
+                _Seq(
+                    r,
+                    g,
+                    reply,
+                    Lookup(r.tokens),
+                    min(r.max_tokens, self.n_ctx - len(r.tokens)),
+                    len(r.tokens),
+                )
+                for r, g, reply in zip(requests, grammars, replies, strict=True)
+            ]
             active = list(range(len(requests)))
             while active:
                 entries = []
+                spare = self.max_draft if len(active) == 1 else 0  # see the module docstring
                 for seq in list(active):
-                    reply = replies[seq]
-                    tok = self._choose(grammars[seq], logits[seq])
-                    lib.llama_sampler_accept(grammars[seq], tok)
-                    if lib.llama_vocab_is_eog(vocab, tok):
+                    it = seqs[seq]
+                    tok = self._next(it, logits[seq], seq, memory)
+                    if tok is None:
                         active.remove(seq)
                         continue
-                    reply.tokens.append(tok)
-                    reply.text = self.llm.detokenize(reply.tokens).decode("utf-8", errors="ignore")
-                    cut = min((at for s in requests[seq].stop if (at := reply.text.find(s)) >= 0), default=-1)
-                    if cut >= 0:
-                        reply.text = reply.text[:cut]
-                        active.remove(seq)
-                        continue
-                    if len(reply.tokens) >= room[seq]:
-                        reply.finish = "length"
-                        active.remove(seq)
-                        continue
-                    entries.append((tok, position[seq], seq, True))
-                    position[seq] += 1
+                    it.guesses = it.lookup.guess(tok, min(spare, it.room - len(it.reply.tokens)))
+                    it.lookup.add(tok)
+                    entries.append((tok, it.position, seq, True))
+                    entries.extend((g, it.position + 1 + i, seq, True) for i, g in enumerate(it.guesses))
+                    it.position += 1
+                    self.guessed += len(it.guesses)
                 if entries:
                     if step:
                         step()
@@ -258,6 +324,36 @@ class BatchDecoder:
             for g in grammars:
                 lib.llama_sampler_free(g)
         return replies
+
+    def _next(self, it: _Seq, rows: list[Any], seq: int, memory: Any) -> int | None:
+        """Read the model's choices off `rows` (the logits after the token fed last, then after each of
+        its guesses): each guess it chose itself is kept, and its first other choice is the next token to
+        feed (returned), the cells of the guesses from there on dropped. None when the reply ended (an
+        end token, a stop string or its room)."""
+        lib, reply = self.lib, it.reply
+        for i, row in enumerate(rows):
+            tok = self._choose(it.grammar, row)
+            lib.llama_sampler_accept(it.grammar, tok)
+            if lib.llama_vocab_is_eog(self.llm._model.vocab, tok):
+                return None
+            reply.tokens.append(tok)
+            reply.text = self.llm.detokenize(reply.tokens).decode("utf-8", errors="ignore")
+            cut = min((at for s in it.request.stop if (at := reply.text.find(s)) >= 0), default=-1)
+            if cut >= 0:
+                reply.text = reply.text[:cut]
+                return None
+            if len(reply.tokens) >= it.room:
+                reply.finish = "length"
+                return None
+            if i == len(it.guesses):
+                break
+            if tok != it.guesses[i]:  # the guesses from this one on are not the reply's: drop their cells
+                lib.llama_memory_seq_rm(memory, seq, it.position, -1)
+                break
+            it.lookup.add(tok)  # already in its cell: the next row follows it
+            it.position += 1
+            self.kept += 1
+        return tok
 
     def _prefix(self, memory: Any, tokens: list[int]) -> int:
         """Put the longest start of `tokens` already computed in sequence 0 and return its length: this

@@ -261,6 +261,72 @@ def test_calls_decoded_together_read_the_same_prompts_and_write_valid_json_in_fe
     assert again.usage.reprocessed_prompt_tokens <= 1 and again.data == alone[-1].data
 
 
+def test_guessed_tokens_are_kept_only_where_the_model_writes_them_itself(
+    backend: LlamaBackend, monkeypatch: pytest.MonkeyPatch
+):
+    from refind_desktop.llm.llama_batch import MAX_DRAFT, BatchDecoder, Lookup
+
+    plants = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["plants"],
+        "properties": {
+            "plants": {"type": "array", "maxItems": 4, "items": {"type": "string", "maxLength": 40}}
+        },
+    }
+    notes = [
+        "On Sunday I repotted the monstera, the fiddle leaf fig and the little jade plant.",
+        "We planted tomatoes, sweet basil and two rows of sweet peas along the back fence.",
+        "I bought a snake plant and a peace lily for the office on Tuesday.",
+    ]
+    reader = ChatMessage("system", "You read chat excerpts and copy their words exactly.")
+    calls = [
+        (
+            [
+                reader,
+                ChatMessage("user", f"Chat: {t}\nList each plant it names, in its own words. Reply as JSON."),
+            ],
+            plants,
+            60,
+        )
+        for t in notes
+    ]
+    # the longest reply copies a sentence: once it is the last one left, its words are guessed
+    sentence = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["sentence"],
+        "properties": {"sentence": {"type": "string", "maxLength": 160}},
+    }
+    chat = (
+        "We met at noon. The old lighthouse on the northern cliff was painted white and red last "
+        "summer by the harbour volunteers. Then we walked home."
+    )
+    ask = f"Chat: {chat}\nCopy the chat's second sentence exactly. Reply as JSON."
+    calls.append(([reader, ChatMessage("user", ask)], sentence, 80))
+    batcher = backend._batcher = BatchDecoder(backend.load(), backend._llama_cpp)
+    batcher.max_draft = 0
+    plain = backend.complete_many(calls)
+    plain_steps = batcher.feeds
+    batcher.max_draft = MAX_DRAFT
+    guessed = backend.complete_many(calls)
+    guessed_steps = batcher.feeds - plain_steps
+    assert all(isinstance(c, Completion) for c in plain + guessed)
+    # the last reply left is fed guesses; every reply is the one decoding without them writes: a guess
+    # the model would not have written is replaced by its own choice, its cells dropped
+    assert [c.text for c in guessed] == [c.text for c in plain]
+    assert any("monstera" in p.lower() for p in guessed[0].data["plants"])
+    assert batcher.kept > 0 and guessed_steps < plain_steps
+    assert [c.usage.completion_tokens for c in guessed] == [c.usage.completion_tokens for c in plain]
+    # guesses the model never writes: every one is dropped, and the replies are still the same
+    wrong = backend._llm.tokenize(b" zebra", add_bos=False)[0]
+    monkeypatch.setattr(Lookup, "guess", lambda self, last, most: [wrong] * most)
+    fed, kept = batcher.guessed, batcher.kept
+    dropped = backend.complete_many(calls)
+    assert batcher.guessed > fed and batcher.kept == kept
+    assert [c.text for c in dropped] == [c.text for c in plain]
+
+
 def test_calls_decoded_together_stop_when_the_caller_stops_them_and_the_next_batch_still_works(
     backend: LlamaBackend,
 ):

@@ -200,30 +200,29 @@ class SettingsPane(VerticalScroll):
             return f"not set — indexing {n} recorded source{'s' if n != 1 else ''} (`refind sources`)"
         return "not set — type a folder, e.g. ~/chat-exports"
 
+    def refuse(self, why: str) -> None:
+        """Show why the form cannot be saved and mark it invalid; None, for `collect` to return."""
+        self.query_one("#settings-error", Static).update(why)
+        self.set_class(True, "-invalid")
+
     def collect(self) -> dict | None:
         """The form's values as settings changes, or None (with the reason shown) when invalid."""
         error = self.query_one("#settings-error", Static)
         folder = self.query_one("#set-folder", Input).value.strip()
         if folder and not Path(folder).expanduser().is_dir():
-            error.update(f"{folder} is not a folder; type the folder that holds your chat exports.")
-            self.set_class(True, "-invalid")
-            return None
+            return self.refuse(f"{folder} is not a folder; type the folder that holds your chat exports.")
         choice = self.query_one("#set-model", Select).value
         model = "" if choice == EMBEDDED else str(choice)
         if choice == CUSTOM:
             model = self.query_one("#set-model-path", Input).value.strip()
             if not model.endswith(".gguf") or not Path(model).expanduser().is_file():
-                error.update("The model path must be an existing .gguf file (or pick a catalog model).")
-                self.set_class(True, "-invalid")
-                return None
+                return self.refuse("The model path must be an existing .gguf file (or pick a catalog model).")
         backend = str(self.query_one("#set-backend", Select).value)
         parallel = self.query_one("#set-openai-parallel", Input).value.strip()
         if backend == "openai" and not (
             parallel.isascii() and parallel.isdigit() and 1 <= int(parallel) <= MAX_PARALLEL
         ):
-            error.update(f"Requests at a time: a whole number from 1 to {MAX_PARALLEL}.")
-            self.set_class(True, "-invalid")
-            return None
+            return self.refuse(f"Requests at a time: a whole number from 1 to {MAX_PARALLEL}.")
         self.set_class(False, "-invalid")
         error.update("")
         changes = {

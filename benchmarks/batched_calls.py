@@ -78,15 +78,14 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     from refind_desktop.llm.llama import LlamaBackend
-    from refind_desktop.llm.llama_batch import MAX_DRAFT, BatchDecoder
+    from refind_desktop.llm.llama_batch import MAX_DRAFT
 
     if args.model is None:
         from refind_desktop.llm.catalog import embedded_model_path
 
         args.model = embedded_model_path()
     backend = LlamaBackend(args.model)
-    backend._batcher = BatchDecoder(backend.load(), backend._llama_cpp)
-    batcher = backend._batcher
+    batcher = backend.batcher()
     work = calls(args.calls)
     rows: dict = {}
     rss: dict = {}

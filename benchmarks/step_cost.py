@@ -31,7 +31,6 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     from refind_desktop.llm.llama import LlamaBackend
-    from refind_desktop.llm.llama_batch import BatchDecoder
 
     if args.model is None:
         from refind_desktop.llm.catalog import embedded_model_path
@@ -39,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
         args.model = embedded_model_path()
     backend = LlamaBackend(args.model)
     llm = backend.load()
-    dec = BatchDecoder(llm, backend._llama_cpp)
+    dec = backend.batcher()
     dec._context()
     lib = dec.lib
     memory = lib.llama_get_memory(dec._ctx)

@@ -305,6 +305,19 @@ class LlamaBackend:
             )
         return Completion(text=text, usage=usage, data=data, tokens=tokens)
 
+    def batcher(self) -> Any:
+        """The BatchDecoder of `complete_many` (llm/llama_batch.py: its own context of the loaded model),
+        made now if not yet (benchmarks and tests set its guesses and read its counters)."""
+        with self._lock:
+            return self._batch_decoder()
+
+    def _batch_decoder(self) -> Any:
+        if self._batcher is None:
+            from .llama_batch import BatchDecoder
+
+            self._batcher = BatchDecoder(self._model(), self._llama_cpp)
+        return self._batcher
+
     def complete_many(
         self, calls: list[tuple[list[ChatMessage], dict, int]], step: Callable[[], None] | None = None
     ) -> list[Completion | Exception]:
@@ -312,8 +325,6 @@ class LlamaBackend:
         each as `complete` would make it (the same prompt tokens and grammar, greedy); a reply that is not
         valid JSON under its schema comes back as its InvalidOutputError or TruncatedOutputError. The
         batch's seconds are shared evenly between its calls. `step` runs before each decoding step."""
-        from .llama_batch import BatchDecoder
-
         with self._lock:
             llm = self._model()
             start = time.perf_counter()
@@ -324,10 +335,8 @@ class LlamaBackend:
                         f"Requested tokens ({len(req.tokens)}) exceed context window of {self.n_ctx}; "
                         "raise n_ctx (`refind config`) or send less text"
                     )
-            if self._batcher is None:
-                self._batcher = BatchDecoder(llm, self._llama_cpp)
             try:
-                replies = self._batcher.run(requests, step)
+                replies = self._batch_decoder().run(requests, step)
             except RuntimeError as exc:
                 raise BackendError(f"llama.cpp failed during generation ({exc})") from exc
             share = (time.perf_counter() - start) / max(1, len(calls))

@@ -147,6 +147,7 @@ class BatchDecoder:
         self.llm = llm
         self.lib = llama_cpp
         self.np = np
+        self.vocab = llm._model.vocab
         self.n_vocab = int(llm._n_vocab)
         self.n_ctx = int(llm.context_params.n_ctx)
         self.n_batch = int(llm.context_params.n_batch)
@@ -254,7 +255,7 @@ class BatchDecoder:
         lib = self.lib
         ctx = self._context()
         memory = lib.llama_get_memory(ctx)
-        vocab = self.llm._model.vocab
+        vocab = self.vocab
         grammars = [
             lib.llama_sampler_init_grammar(
                 vocab, r.grammar._grammar.encode("utf-8"), r.grammar._root.encode("utf-8")
@@ -334,7 +335,7 @@ class BatchDecoder:
         for i, row in enumerate(rows):
             tok = self._choose(it.grammar, row)
             lib.llama_sampler_accept(it.grammar, tok)
-            if lib.llama_vocab_is_eog(self.llm._model.vocab, tok):
+            if lib.llama_vocab_is_eog(self.vocab, tok):
                 return None
             reply.tokens.append(tok)
             reply.text = self.llm.detokenize(reply.tokens).decode("utf-8", errors="ignore")

@@ -264,7 +264,7 @@ def test_calls_decoded_together_read_the_same_prompts_and_write_valid_json_in_fe
 def test_guessed_tokens_are_kept_only_where_the_model_writes_them_itself(
     backend: LlamaBackend, monkeypatch: pytest.MonkeyPatch
 ):
-    from refind_desktop.llm.llama_batch import MAX_DRAFT, BatchDecoder, Lookup
+    from refind_desktop.llm.llama_batch import MAX_DRAFT, Lookup
 
     plants = {
         "type": "object",
@@ -304,7 +304,7 @@ def test_guessed_tokens_are_kept_only_where_the_model_writes_them_itself(
     )
     ask = f"Chat: {chat}\nCopy the chat's second sentence exactly. Reply as JSON."
     calls.append(([reader, ChatMessage("user", ask)], sentence, 80))
-    batcher = backend._batcher = BatchDecoder(backend.load(), backend._llama_cpp)
+    batcher = backend.batcher()
     batcher.max_draft = 0
     plain = backend.complete_many(calls)
     plain_steps = batcher.feeds

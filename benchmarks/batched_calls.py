@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         best = None
         for _ in range(args.repeat):
             backend.load().reset()  # the single calls' cache starts empty, as the batch's context does
-            before = (batcher.feeds, batcher.guessed, batcher.kept)
+            before = (batcher.steps, batcher.guessed, batcher.kept)
             t0 = time.perf_counter()
             if name == "one by one":
                 got = [backend.complete(m, schema=s, max_tokens=n) for m, s, n in work]
@@ -103,19 +103,18 @@ def main(argv: list[str] | None = None) -> int:
             took = time.perf_counter() - t0
             counts = [
                 now - was
-                for now, was in zip((batcher.feeds, batcher.guessed, batcher.kept), before, strict=True)
+                for now, was in zip((batcher.steps, batcher.guessed, batcher.kept), before, strict=True)
             ]
             if best is None or took < best[0]:
                 best = (took, got, counts)
-        took, got, (feeds, guessed, kept) = best
+        took, got, (steps, guessed, kept) = best
         rss[name] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
         written = sum(c.usage.completion_tokens for c in got)
         rows[name] = {
             "seconds": round(took, 2),
             "prompt_tokens_evaluated": sum(c.usage.reprocessed_prompt_tokens for c in got),
             "tokens_written": written,
-            # a batch feeds its shared prefix and its prompts' tails, then one decoding step at a time
-            "decoding_steps": feeds - 2 if name != "one by one" else written,
+            "decoding_steps": steps if name != "one by one" else written,
             "guessed_tokens_fed": guessed,
             "guessed_tokens_kept": kept,
             "replies": [c.text for c in got],

@@ -155,7 +155,9 @@ class BatchDecoder:
         self._batch: Any = None
         self.feeds = 0
         """Feeds so far: one for a wave's shared prefix, one for its prompts' tails, then one a decoding
-        step (benchmarks and tests count the steps with it)."""
+        step."""
+        self.steps = 0
+        """Decoding steps so far, in every wave (one feed each): benchmarks and tests count them."""
         self._kept: list[int] = []
         """The tokens whose cells sequence 0 keeps from the last wave (its shared prefix)."""
         self.max_draft = MAX_DRAFT
@@ -312,6 +314,7 @@ class BatchDecoder:
                     if step:
                         step()
                     logits = self._feed(entries)
+                    self.steps += 1
         except BaseException:
             lib.llama_memory_clear(memory, True)
             self._kept = []

@@ -253,7 +253,8 @@ def test_calls_decoded_together_read_the_same_prompts_and_write_valid_json_in_fe
         assert c.usage.prompt_tokens - c.usage.reprocessed_prompt_tokens > 20
     # and the system prompt the single calls' cache holds is copied over, not evaluated again
     assert together[0].usage.reprocessed_prompt_tokens < together[0].usage.prompt_tokens - 20
-    steps = backend._batcher.feeds - 2  # less the shared prefix and the prompts' tails
+    steps = backend.batcher().steps  # one feed a step, after the shared prefix's and the tails'
+    assert steps == backend.batcher().feeds - 2  # one wave
     assert steps < sum(c.usage.completion_tokens for c in together)
     assert steps <= max(c.usage.completion_tokens for c in together)
     # the single calls' own cache is left as it was: the last single call's prompt is still all cached
@@ -307,10 +308,10 @@ def test_guessed_tokens_are_kept_only_where_the_model_writes_them_itself(
     batcher = backend.batcher()
     batcher.max_draft = 0
     plain = backend.complete_many(calls)
-    plain_steps = batcher.feeds
+    plain_steps = batcher.steps
     batcher.max_draft = MAX_DRAFT
     guessed = backend.complete_many(calls)
-    guessed_steps = batcher.feeds - plain_steps
+    guessed_steps = batcher.steps - plain_steps
     assert all(isinstance(c, Completion) for c in plain + guessed)
     # the last reply left is fed guesses; every reply is the one decoding without them writes: a guess
     # the model would not have written is replaced by its own choice, its cells dropped

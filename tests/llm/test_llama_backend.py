@@ -305,19 +305,21 @@ def test_guessed_tokens_are_kept_only_where_the_model_writes_them_itself(
     )
     ask = f"Chat: {chat}\nCopy the chat's second sentence exactly. Reply as JSON."
     calls.append(([reader, ChatMessage("user", ask)], sentence, 80))
-    batcher = backend.batcher()
+    batcher = backend.batcher()  # the module's backend: its batcher has decoded earlier tests' calls
     batcher.max_draft = 0
+    start = batcher.steps
     plain = backend.complete_many(calls)
-    plain_steps = batcher.steps
+    plain_steps = batcher.steps - start
     batcher.max_draft = MAX_DRAFT
+    kept_before = batcher.kept
     guessed = backend.complete_many(calls)
-    guessed_steps = batcher.steps - plain_steps
+    guessed_steps = batcher.steps - start - plain_steps
     assert all(isinstance(c, Completion) for c in plain + guessed)
     # the last reply left is fed guesses; every reply is the one decoding without them writes: a guess
     # the model would not have written is replaced by its own choice, its cells dropped
     assert [c.text for c in guessed] == [c.text for c in plain]
     assert any("monstera" in p.lower() for p in guessed[0].data["plants"])
-    assert batcher.kept > 0 and guessed_steps < plain_steps
+    assert batcher.kept > kept_before and guessed_steps < plain_steps
     assert [c.usage.completion_tokens for c in guessed] == [c.usage.completion_tokens for c in plain]
     # guesses the model never writes: every one is dropped, and the replies are still the same
     wrong = backend._llm.tokenize(b" zebra", add_bos=False)[0]
